@@ -1,0 +1,23 @@
+"""Sphinx configuration of the site (source: docs/; pages under docs/_gen/ are generated)."""
+project = "Deep-learning Rosetta Stone"
+author = "the Rosetta Stone contributors"
+copyright = "2026, the Rosetta Stone contributors"
+
+extensions = ["myst_nb", "sphinx_design"]
+myst_enable_extensions = ["colon_fence"]
+# Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
+nb_execution_mode = "off"
+nb_merge_streams = True
+exclude_patterns = ["**/*.py", "**/.ipynb_checkpoints", "_build"]
+
+html_theme = "pydata_sphinx_theme"
+html_title = "Deep-learning Rosetta Stone"
+html_static_path = ["docs/_static"]
+html_css_files = ["rosetta.css"]
+html_theme_options = {
+    "header_links_before_dropdown": 6,
+    "navigation_with_keys": False,
+    "show_prev_next": False,
+}
+html_last_updated_fmt = None
+html_show_sourcelink = False

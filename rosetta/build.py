@@ -1,0 +1,247 @@
+"""The command line over the stages: environments -> parse -> execute -> results -> pages -> Sphinx.
+
+One (example, framework) that fails never stops the others: its result says why, the page
+shows it, and ``--strict`` turns any failure into a non-zero exit at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from . import environments, pages, results
+from .execute import execute
+from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, resolve_profile
+from .snippets import check_alignment, load_example_snippets
+from .data.fetch import DataError
+
+BAD_STATUSES = ("failed", "timeout", "not-installed", "snippet-error", "data-error")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description="Execute the snippets and build the site.")
+    parser.add_argument("--profile", help=f"one of {', '.join(PROFILES)} (default: full with a GPU, else cpu)")
+    parser.add_argument("--frameworks", help="comma-separated framework names (default: all)")
+    parser.add_argument("--examples", help="comma-separated example names (default: all)")
+    parser.add_argument("--force", action="store_true", help="re-execute even when nothing changed")
+    parser.add_argument("--strict", action="store_true", help="exit non-zero if any snippet failed or is missing")
+    parser.add_argument("--repeats", type=int, default=1, help="timed runs per snippet (median, min, max shown)")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds one step cell may run")
+    parser.add_argument("--setup-only", action="store_true", help="create the environments and stop")
+    parser.add_argument("--no-sphinx", action="store_true", help="stop after writing the pages")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)
+    parser.add_argument("--output", type=Path, help="HTML folder (default: _build/html)")
+    return parser.parse_args(argv)
+
+
+def pick(kind: str, given: str | None, available: list):
+    names = [item.name for item in available]
+    if not given:
+        return available
+    wanted = [check_name(kind, name.strip(), names) for name in given.split(",") if name.strip()]
+    return [item for item in available if item.name in wanted]
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def not_run(example: Example, fw: Framework, profile: str, machine: str, machine_info: dict,
+            status: str, reason: str) -> dict:
+    return {"api_version": results.API_VERSION, "example": example.name, "framework": fw.name,
+            "label": fw.label, "api": fw.api, "machine": machine,
+            "machine_label": results.machine_label(machine_info), "profile": profile,
+            "sizes": example.profiles.get(profile, {}), "status": status, "reason": reason,
+            "error": None, "steps": {}, "metrics": {}, "runs": [], "notebook": None,
+            "cache_key": None, "provenance": {"date": results.now()}}
+
+
+def run_one(project: Project, example: Example, fw: Framework, snippet, env, profile: str,
+            machine: str, machine_info: dict, args, data_info: dict) -> dict:
+    """Execute one snippet args.repeats times (one after another) and build its result."""
+    key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats)
+    out_dir = results.result_dir(project, machine, profile, example.name)
+    run_dir = project.build / "run" / example.name      # kernel cwd: outside snippets/ (no shadowing)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
+                  "PYTHONHASHSEED": "0"}
+    runs, execution = [], None
+    for repeat in range(args.repeats):
+        log(f"  run {repeat + 1}/{args.repeats} of {example.name}/{fw.name} ({profile})")
+        execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, args.timeout)
+        runs.append({"steps": execution.step_seconds, "metrics": execution.metrics,
+                     "wall_seconds": round(execution.wall_seconds, 3), "status": execution.status})
+        if execution.status != "ok":
+            break
+    out_dir.mkdir(parents=True, exist_ok=True)
+    nbformat.write(execution.notebook, out_dir / f"{fw.name}.ipynb")
+
+    ok_runs = [run for run in runs if run["status"] == "ok"] or runs
+    steps = {}
+    for step in example.steps:
+        values = [run["steps"][step] for run in ok_runs if step in run["steps"]]
+        if values:
+            steps[step] = results.summarise(values)
+    metrics = dict(execution.metrics)
+    timed = steps.get(example.timed_step)
+    if execution.status == "ok" and timed and metrics.get("train_samples"):
+        metrics["throughput"] = metrics["train_samples"] / timed["median"]
+    packages = env.fingerprint.get("packages", {})
+    result = not_run(example, fw, profile, machine, machine_info, execution.status, "")
+    result.update({
+        "error": execution.error, "steps": steps, "metrics": metrics, "runs": runs,
+        "notebook": f"{fw.name}.ipynb", "cache_key": key,
+        "provenance": {
+            "date": results.now(),
+            "framework_versions": results.key_packages(fw, {**packages, "python": env.fingerprint.get("python")}),
+            "environment_sha256": env.fingerprint_hash,
+            "machine": machine_info,
+            "profile": profile, "sizes": example.profiles.get(profile, {}),
+            "hyperparameters": example.hyperparameters,
+            "data_source": execution.context.get("data_source", data_info.get("source", "")),
+            "weights": example.weights,
+            "seed": example.hyperparameters.get("seed"),
+            "repeats": len(ok_runs),
+            "snippet": results.snippet_commit(example.snippet_path(fw.name)),
+            "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
+        },
+    })
+    if execution.status != "ok":
+        result["reason"] = f"{execution.error['ename']}: {execution.error['evalue']}".strip()
+    results.save(project, result)
+    return result
+
+
+def build_example(project: Project, example: Example, frameworks: list[Framework], selected: set[str],
+                  envs: dict, profile: str, machine: str, machine_info: dict, args) -> dict[str, dict]:
+    """Results of every framework of one example: re-measured where stale, else the last ones."""
+    snippets = load_example_snippets(example, frameworks)
+    parsed = [s for s in snippets.values() if not isinstance(s, Exception)]
+    misaligned = {}
+    for problem in check_alignment(example, parsed, frameworks):
+        log(f"  alignment: {problem}")
+        misaligned.setdefault(Path(problem.split(":")[0]).stem, problem)
+    data_info, data_error = {}, None
+    out: dict[str, dict] = {}
+    for fw in frameworks:
+        if fw.name not in snippets:
+            continue
+        snippet = snippets[fw.name]
+        path = results.result_path(project, machine, profile, example.name, fw.name)
+        previous = None
+        if path.exists():
+            try:
+                previous = results.load(path)
+            except results.ResultFileError as exc:
+                log(f"  {exc}")
+        env = envs.get(fw.name)
+        if isinstance(snippet, Exception) or fw.name in misaligned:
+            reason = str(snippet) if isinstance(snippet, Exception) else misaligned[fw.name]
+            out[fw.name] = not_run(example, fw, profile, machine, machine_info, "snippet-error", reason)
+            continue
+        if env is None or not env.ok:
+            reason = env.reason if env else "environment not set up"
+            out[fw.name] = previous if (previous and fw.name not in selected) else \
+                not_run(example, fw, profile, machine, machine_info, "not-installed", reason)
+            continue
+        key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats)
+        current = previous is not None and previous.get("cache_key") == key
+        if fw.name not in selected or (current and not args.force):
+            if previous is not None:
+                previous["stale"] = not current
+                out[fw.name] = previous
+                log(f"  {example.name}/{fw.name}: {'up to date' if current else 'stale (not selected)'}")
+            continue
+        if profile_data(example, profile) != "synthetic" and not data_info and data_error is None:
+            try:
+                data_info = importlib.import_module(example.data_module).prepare() if example.data_module else {}
+            except DataError as exc:
+                data_error = str(exc)
+                log(f"  data: {data_error}")
+        if data_error:
+            out[fw.name] = not_run(example, fw, profile, machine, machine_info, "data-error", data_error)
+            results.save(project, out[fw.name])
+            continue
+        started = time.perf_counter()
+        out[fw.name] = run_one(project, example, fw, snippet, env, profile, machine, machine_info, args, data_info)
+        log(f"  {example.name}/{fw.name}: {out[fw.name]['status']} in {time.perf_counter() - started:.1f} s")
+    return out
+
+
+def profile_data(example: Example, profile: str) -> str:
+    return example.profiles.get(profile, {}).get("data", "real")
+
+
+def run_sphinx(project: Project, output: Path) -> int:
+    from sphinx.cmd.build import build_main
+    return build_main(["-W", "--keep-going", "-q", "-b", "html", "-c", str(REPO_ROOT),
+                       str(project.docs), str(output), "-d", str(project.build / "doctrees")])
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    project = Project(root=args.root.resolve())
+    try:
+        profile = resolve_profile(args.profile)
+        all_frameworks, all_examples = project.frameworks(), project.examples()
+        frameworks = pick("framework", args.frameworks, all_frameworks)
+        examples = pick("example", args.examples, all_examples)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.repeats < 1:
+        print("error: --repeats must be at least 1", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    selected = {fw.name for fw in frameworks}
+
+    log(f"environments ({project.venvs}):")
+    envs = {}
+    for fw in all_frameworks:
+        envs[fw.name] = environments.ensure(project, fw, create=fw.name in selected)
+        state = ("created" if envs[fw.name].created else "ready") if envs[fw.name].ok else \
+            f"NOT INSTALLED: {envs[fw.name].reason}"
+        if fw.name in selected or envs[fw.name].ok:
+            log(f"  {fw.name}: {state}")
+    if args.setup_only:
+        return 1 if args.strict and not all(envs[fw.name].ok for fw in frameworks) else 0
+
+    machine_info = results.describe_machine()
+    machine = results.machine_id(machine_info)
+    results.save_machine(project, machine, machine_info)
+    log(f"machine {machine}, profile {profile}")
+    all_results = {}
+    for example in all_examples:
+        if profile not in example.profiles:
+            log(f"{example.name}: no {profile!r} profile, skipped")
+            continue
+        log(f"{example.name}:")
+        chosen = selected if example.name in {ex.name for ex in examples} else set()
+        all_results[example.name] = build_example(project, example, all_frameworks, chosen, envs,
+                                                  profile, machine, machine_info, args)
+
+    written = pages.write_site(project, all_examples, all_frameworks, all_results, envs,
+                               profile, machine, machine_info)
+    log(f"pages: {written} written or updated")
+    failures = [(ex, fw, r["status"], r.get("reason", ""))
+                for ex, per_fw in all_results.items() for fw, r in per_fw.items()
+                if r["status"] in BAD_STATUSES and fw in selected]
+    status = 0
+    if not args.no_sphinx:
+        output = (args.output or project.build / "html").resolve()
+        log("sphinx-build -W ...")
+        status = run_sphinx(project, output)
+        if status == 0:
+            log(f"site: {output / 'index.html'}")
+    log(f"done in {time.perf_counter() - started:.1f} s")
+    if failures:
+        log(f"{len(failures)} snippet(s) did not run:")
+        for ex, fw, state, reason in failures:
+            log(f"  {ex}/{fw}: {state}: {reason.splitlines()[0] if reason else ''}")
+    if status:
+        return status
+    return 1 if (args.strict and failures) else 0

@@ -1,0 +1,39 @@
+"""Charts for the pages, drawn with matplotlib (Agg) into PNG bytes."""
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .project import Example, Framework  # noqa: E402
+
+
+def timing_chart(example: Example, frameworks: list[Framework], current: dict) -> bytes | None:
+    """Horizontal bars of the timed step per framework, labelled with test accuracy."""
+    rows = []
+    for fw in frameworks:
+        result = current.get(fw.name)
+        if result and result["status"] == "ok" and example.timed_step in result["steps"]:
+            summary = result["steps"][example.timed_step]
+            rows.append((fw.label, summary, result["metrics"].get("accuracy")))
+    if not rows:
+        return None
+    figure, axes = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.2), dpi=110)
+    labels = [label for label, _, _ in rows][::-1]
+    medians = [summary["median"] for _, summary, _ in rows][::-1]
+    errors = [[s["median"] - s["min"] for _, s, _ in rows][::-1], [s["max"] - s["median"] for _, s, _ in rows][::-1]]
+    bars = axes.barh(labels, medians, xerr=errors, color="#4c72b0")
+    for bar, (_, _, accuracy) in zip(bars, rows[::-1]):
+        note = f" {bar.get_width():.1f} s" + (f", accuracy {accuracy:.1%}" if accuracy is not None else "")
+        axes.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, note, va="center", fontsize=9)
+    axes.set_xlabel(f"{example.timed_step} time, seconds (median; whiskers: min–max)")
+    axes.set_xlim(0, max(medians) * 1.6)
+    axes.spines[["top", "right"]].set_visible(False)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()

@@ -1,0 +1,94 @@
+"""Execute stage: run one snippet as a notebook in its framework's kernel, with nbclient.
+
+Step times come from nbclient's per-cell timestamps (``record_timing``), so snippets carry
+no timing code. Metrics come from the ``report`` output. A cell that raises or runs past
+the timeout ends the run; the partly executed notebook and the traceback are kept.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+from .report import MIME_TYPE
+from .snippets import Snippet
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass
+class Execution:
+    status: str                                   # "ok", "failed" or "timeout"
+    notebook: nbformat.NotebookNode
+    step_seconds: dict[str, float] = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+    context: dict = field(default_factory=dict)
+    error: dict | None = None                     # step, ename, evalue, traceback (plain text)
+    wall_seconds: float = 0.0
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+def cell_seconds(cell) -> float | None:
+    timing = cell.metadata.get("execution", {})
+    start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+    if not (start and end):
+        return None
+    parse = lambda stamp: datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # noqa: E731
+    return (parse(end) - parse(start)).total_seconds()
+
+
+def _step_of_cell(snippet: Snippet) -> dict[int, str]:
+    return {index: step.name for step in snippet.steps for index in step.cell_indices}
+
+
+def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int) -> Execution:
+    """Run the snippet in a fresh kernel; timeout is in seconds per cell (step part)."""
+    notebook = copy.deepcopy(snippet.notebook)
+    client = NotebookClient(
+        notebook, kernel_name=kernel_name, timeout=timeout, record_timing=True,
+        allow_errors=False, resources={"metadata": {"path": str(cwd)}},
+    )
+    started = time.perf_counter()
+    status, error = "ok", None
+    try:
+        client.execute(env={**os.environ, **env})
+    except CellTimeoutError as exc:
+        status, error = "timeout", {"ename": "Timeout", "evalue": f"a cell ran longer than {timeout} s",
+                                    "traceback": strip_ansi(str(exc))}
+    except (CellExecutionError, DeadKernelError) as exc:
+        status, error = "failed", {"ename": getattr(exc, "ename", type(exc).__name__),
+                                   "evalue": strip_ansi(getattr(exc, "evalue", str(exc))),
+                                   "traceback": strip_ansi(str(exc))}
+    result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - started)
+
+    step_of = _step_of_cell(snippet)
+    for index, cell in enumerate(notebook.cells):
+        step = step_of.get(index)
+        seconds = cell_seconds(cell) if cell.cell_type == "code" else None
+        if step and seconds is not None:
+            result.step_seconds[step] = result.step_seconds.get(step, 0.0) + seconds
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "display_data" and MIME_TYPE in output.get("data", {}):
+                payload = output["data"][MIME_TYPE]
+                result.metrics.update(payload.get("metrics", {}))
+                result.context.update(payload.get("context", {}))
+            if output.get("output_type") == "error" and error is not None and step:
+                error.setdefault("step", step)
+                error["traceback"] = strip_ansi("\n".join(output.get("traceback", []))) or error["traceback"]
+    if error is not None and "step" not in error:
+        # Timeouts leave no error output: the failing step is the first one left unfinished.
+        unfinished = [step_of[i] for i, c in enumerate(notebook.cells)
+                      if i in step_of and cell_seconds(c) is None]
+        error["step"] = unfinished[0] if unfinished else ""
+    return result

@@ -1,0 +1,367 @@
+"""Pages stage: MyST pages, charts and notebook copies from the results, under docs/_gen/.
+
+Files are written only when their content changed (so Sphinx rebuilds only what changed),
+and files no longer produced are removed.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import nbformat
+
+from . import charts, results
+from .project import Example, Framework, Project
+from .report import MIME_TYPE
+from .snippets import SnippetError, group_steps, read_notebook
+
+GENERATED = "_gen"            # docs/_gen/, see Project.generated
+MAX_OUTPUT_LINES = 40
+STATUS_TEXT = {"failed": "failed", "timeout": "timed out", "not-installed": "not installed",
+               "snippet-error": "snippet error", "data-error": "data missing"}
+
+
+class Writer:
+    """Writes files under a root only when changed; removes what was not written this time."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.produced: set[Path] = set()
+        self.changed = 0
+
+    def write(self, relative: str, content: str | bytes) -> None:
+        path = self.root / relative
+        data = content.encode() if isinstance(content, str) else content
+        self.produced.add(path)
+        if path.exists() and path.read_bytes() == data:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.changed += 1
+
+    def finish(self) -> int:
+        if self.root.exists():
+            for path in sorted(self.root.rglob("*"), reverse=True):
+                if path.is_file() and path not in self.produced:
+                    path.unlink()
+                    self.changed += 1
+                elif path.is_dir() and not any(path.iterdir()):
+                    path.rmdir()
+        return self.changed
+
+
+# --- small formatting helpers -------------------------------------------------------------------
+
+def fence(text: str, language: str = "") -> str:
+    """A backtick fence longer than any backtick run inside the text."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{language}\n{text.rstrip()}\n{ticks}"
+
+
+def cell_text(value: str) -> str:
+    """Make a string safe for one cell of a markdown table."""
+    return " ".join(value.split()).replace("|", "\\|")
+
+
+def seconds(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+def time_summary(summary: dict) -> str:
+    text = f"{seconds(summary['median'])} s"
+    if len(summary["runs"]) > 1:
+        text += f" (median of {len(summary['runs'])}; {seconds(summary['min'])}–{seconds(summary['max'])})"
+    return text
+
+
+def sizes_text(sizes: dict) -> str:
+    parts = [f"{key.replace('_', ' ')} {value:,}" if isinstance(value, int) else f"{key} {value}"
+             for key, value in sizes.items()]
+    return ", ".join(parts)
+
+
+def traceback_label(example: str, framework: str) -> str:
+    return f"traceback-{example}-{framework}"
+
+
+def notebook_doc(example: str, framework: str) -> str:
+    """Path of a notebook page under docs/_gen/ (without suffix)."""
+    return f"notebooks/{example}/{framework}"
+
+
+def doc_link(relative: str) -> str:
+    """Absolute Sphinx document name of a generated page."""
+    return f"/{GENERATED}/{relative}"
+
+
+def outputs_text(cells: list) -> str:
+    """What the step printed: streams, plain-text results, error lines."""
+    chunks = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            kind = output.get("output_type")
+            if kind == "stream":
+                chunks.append(output.get("text", ""))
+            elif kind in ("execute_result", "display_data"):
+                data = output.get("data", {})
+                if "text/plain" in data:
+                    chunks.append(data["text/plain"] + "\n")
+                if any(key.startswith("image/") for key in data):
+                    chunks.append("(a figure: see the full notebook)\n")
+            elif kind == "error":
+                chunks.append(f"{output.get('ename')}: {output.get('evalue')}\n")
+    lines = "".join(chunks).rstrip("\n").splitlines()
+    if len(lines) > MAX_OUTPUT_LINES:
+        hidden = len(lines) - MAX_OUTPUT_LINES
+        lines = lines[:MAX_OUTPUT_LINES] + [f"… {hidden} more lines in the full notebook"]
+    return "\n".join(lines)
+
+
+# --- the benchmark page ----------------------------------------------------------------------------
+
+def load_executed(project: Project, result: dict):
+    if not result.get("notebook"):
+        return None
+    path = results.result_dir(project, result["machine"], result["profile"], result["example"]) / result["notebook"]
+    return nbformat.read(path, as_version=4) if path.exists() else None
+
+
+def step_tab(example: Example, fw: Framework, step: str, result: dict | None, notebook, snippet_steps) -> str:
+    """The body of one tab: code, output, time, or why there is none."""
+    status = result["status"] if result else "not-run"
+    parts = []
+    executed = {}
+    if notebook is not None:
+        try:
+            executed = {s.name: s for s in group_steps(notebook, example, result["notebook"])}
+        except SnippetError:
+            executed = {}
+    code_step = executed.get(step) or snippet_steps.get(step)
+    if code_step is None:
+        return "```{warning}\nThis framework has no such step.\n```"
+    parts.append(fence(code_step.code, "python"))
+    if result and result.get("stale"):
+        parts.append("```{attention}\nStale: the snippet or its environment changed since this was "
+                     "measured; `make html` measures it again.\n```")
+    if status in ("not-installed", "snippet-error", "data-error"):
+        if step == example.steps[0]:
+            parts.append(f"```{{warning}}\n{STATUS_TEXT[status]}: {result['reason']}\n```")
+        return "\n\n".join(parts)
+    if notebook is None or step not in executed:
+        return "\n\n".join(parts)
+    cells = [notebook.cells[i] for i in executed[step].cell_indices]
+    text = outputs_text(cells)
+    if text:
+        parts.append(fence(text, "text"))
+    error = result.get("error") or {}
+    if status in ("failed", "timeout") and error.get("step") == step:
+        parts.append(f"```{{error}}\nThis step {STATUS_TEXT[status]}: {error.get('ename')}: "
+                     f"{error.get('evalue')}. The full traceback is in "
+                     f"{{ref}}`the notebook <{traceback_label(example.name, fw.name)}>`.\n```")
+    elif step in result.get("steps", {}):
+        parts.append(f"<p class=\"rosetta-step-time\">Step time: {time_summary(result['steps'][step])}</p>")
+    else:
+        parts.append("<p class=\"rosetta-step-time\">Not run: an earlier step failed.</p>")
+    return "\n\n".join(parts)
+
+
+def status_cell(result: dict, example: str) -> str:
+    link = f"{{ref}}`{STATUS_TEXT[result['status']]} <{traceback_label(example, result['framework'])}>`"
+    if result["status"] in ("failed", "timeout"):
+        return link
+    return cell_text(f"{STATUS_TEXT[result['status']]}: {result.get('reason', '')}")
+
+
+def results_table(example: Example, frameworks: list[Framework], columns: list[tuple[str, str]],
+                  by_column: dict, machine_labels: dict) -> str:
+    unit = example.throughput_unit
+    header = ["Framework", "API"]
+    for machine, profile in columns:
+        sizes = sizes_text(example.profiles.get(profile, {}))
+        where = f"{machine_labels.get(machine, machine)}, profile {profile} ({sizes})"
+        header += [cell_text(f"{example.timed_step} s — {where}"), "test accuracy", unit]
+    reference = example.reference
+    ref_columns = reference.get("columns", [])
+    header += [cell_text(f"{col} ({reference.get('caption', 'original')}, {reference.get('unit', '')})")
+               for col in ref_columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for fw in frameworks:
+        row = [fw.label, cell_text(fw.api)]
+        for column in columns:
+            result = by_column.get(column, {}).get(fw.name)
+            if result is None:
+                row += ["not run", "", ""]
+            elif result["status"] != "ok":
+                row += [status_cell(result, example.name), "", ""]
+            else:
+                timed = result["steps"].get(example.timed_step)
+                stale = " (stale)" if result.get("stale") else ""
+                row.append((time_summary(timed) if timed else "?") + stale)
+                accuracy = result["metrics"].get("accuracy")
+                row.append(f"{accuracy:.2%}" if accuracy is not None else "")
+                throughput = result["metrics"].get("throughput")
+                row.append(f"{throughput:,.0f}" if throughput else "")
+        figures = reference.get(fw.name, [])
+        row += [str(figures[i]) if i < len(figures) else "–" for i in range(len(ref_columns))]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
+                   profile: str, machine: str, machine_info: dict, writer: Writer) -> None:
+    # Columns: this build's machine and profile first, then whatever else is on record.
+    by_column: dict = {}
+    machine_labels = {machine: results.machine_label(machine_info)}
+    for stored in results.all_results(project, example.name):
+        if stored["profile"] == "smoke" and profile != "smoke":
+            continue  # smoke numbers (synthetic data) never sit beside real measurements
+        by_column.setdefault((stored["machine"], stored["profile"]), {})[stored["framework"]] = stored
+        machine_labels.setdefault(stored["machine"], stored.get("machine_label", stored["machine"]))
+    by_column[(machine, profile)] = current
+    columns = [(machine, profile)] + sorted(c for c in by_column if c != (machine, profile))
+
+    intro_path = example.folder / "README.md"
+    intro = intro_path.read_text() if intro_path.exists() else ""
+    intro = re.sub(r"^# .*\n", "", intro, count=1).strip()   # the page has its own title
+    ok = [r for r in current.values() if r["status"] == "ok"]
+    data_sources = sorted({r["provenance"].get("data_source", "") for r in ok} - {""})
+    sizes = sizes_text(example.profiles.get(profile, {}))
+    lines = [f"({example.name})=", f"# {example.title}", "", intro, "",
+             "```{admonition} This build", ":class: note",
+             f"Measured on **{results.machine_label(machine_info)}**, profile **{profile}** ({sizes}). "
+             f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {example.weights}. "
+             "One snippet ran at a time; step times come from the notebook cell timestamps "
+             "(see {doc}`/methodology`).", "```", "", "## Results", "",
+             results_table(example, frameworks, columns, by_column, machine_labels), ""]
+    chart = charts.timing_chart(example, frameworks, current)
+    if chart:
+        writer.write(f"benchmarks/{example.name}-times.png", chart)
+        lines += [f"```{{figure}} {example.name}-times.png",
+                  f":alt: {example.timed_step} time per framework",
+                  "", f"{example.timed_step.capitalize()} time per framework on this machine "
+                  f"(profile {profile}; lower is better), with test accuracy.", "```", ""]
+    lines += ["## Step by step", "",
+              "Pick a framework once: every step on every page follows, and the choice is remembered.", ""]
+    notebooks = {name: load_executed(project, r) for name, r in current.items()}
+    snippet_steps = {}
+    for fw in frameworks:
+        path = example.snippet_path(fw.name)
+        if path.exists():
+            try:
+                snippet_steps[fw.name] = {s.name: s for s in group_steps(read_notebook(path), example, str(path))}
+            except SnippetError:
+                snippet_steps[fw.name] = {}
+    shown = [fw for fw in frameworks if fw.name in snippet_steps]
+    for step in example.steps:
+        lines += [f"### {step}", "", "::::{tab-set}", ":sync-group: framework", ""]
+        for fw in shown:
+            body = step_tab(example, fw, step, current.get(fw.name), notebooks.get(fw.name),
+                            snippet_steps[fw.name])
+            lines += [f":::{{tab-item}} {fw.label}", f":sync: {fw.name}", "", body, ":::", ""]
+        lines += ["::::", ""]
+    lines += ["## Full notebooks", ""]
+    lines += [f"- {{doc}}`{fw.label} <{doc_link(notebook_doc(example.name, fw.name))}>`" for fw in shown]
+    writer.write(f"benchmarks/{example.name}.md", "\n".join(lines) + "\n")
+
+
+# --- notebooks, frameworks, environments ------------------------------------------------------------
+
+def notebook_page(project: Project, example: Example, fw: Framework, result: dict | None, writer: Writer) -> None:
+    source = example.snippet_path(fw.name)
+    executed = load_executed(project, result) if result else None
+    notebook = copy.deepcopy(executed) if executed is not None else read_notebook(source)
+    relative = notebook_doc(example.name, fw.name)
+    name = fw.name
+    info = [f"Downloads: {{download}}`{name}.py <{name}.py>` (the snippet, a jupytext script) · "
+            f"{{download}}`{name}.ipynb <{name}.ipynb>` (this notebook, executed)."]
+    if result:
+        prov = result.get("provenance", {})
+        versions = ", ".join(f"{k} {v}" for k, v in prov.get("framework_versions", {}).items())
+        if result["status"] == "ok":
+            info.append(f"Executed {prov.get('date', '')} on {result.get('machine_label', '')}, profile "
+                        f"{result['profile']}; {versions}. Data: {prov.get('data_source', '')}.")
+        else:
+            info.append(f"({traceback_label(example.name, fw.name)})=")
+            info.append(f"**This run did not complete ({STATUS_TEXT.get(result['status'], result['status'])}).**")
+            error = result.get("error")
+            detail = error["traceback"] if error else result.get("reason", "")
+            info.append(fence(detail or "(no detail)", "text"))
+    # The report output's own MIME type is for the build; the page shows its text line.
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(MIME_TYPE, None)
+    header = nbformat.v4.new_markdown_cell("\n\n".join(info))
+    position = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" \
+        and notebook.cells[0].source.startswith("#") else 0
+    if position == 0:
+        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {example.short_title}: {fw.label}"))
+        position = 1
+    notebook.cells.insert(position, header)
+    writer.write(f"{relative}.ipynb", nbformat.writes(notebook))
+    writer.write(f"{relative}.py", source.read_bytes())
+
+
+def framework_page(fw: Framework, examples: list[Example], current: dict, env, writer: Writer) -> None:
+    lines = [f"({fw.name})=", f"# {fw.label}", "", f"API used in the tabs: {fw.api}.", ""]
+    if env is not None and env.ok:
+        versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
+                                             "python": env.fingerprint.get("python")})
+        lines += ["Environment: " + ", ".join(f"{k} {v}" for k, v in versions.items())
+                  + f" ({{ref}}`all packages <env-{fw.name}>`).", ""]
+    else:
+        reason = env.reason if env is not None else "not set up"
+        lines += [f"```{{warning}}\nNot installed on this machine: {reason}\n```", ""]
+    lines += ["## Notebooks", ""]
+    docs = []
+    for example in examples:
+        if not example.snippet_path(fw.name).exists() or example.name not in current:
+            continue
+        result = current[example.name].get(fw.name)
+        state = "not run" if result is None else (
+            "ran" if result["status"] == "ok" else STATUS_TEXT.get(result["status"], result["status"]))
+        lines.append(f"- {{doc}}`{example.short_title} <{doc_link(notebook_doc(example.name, fw.name))}>` ({state})")
+        docs.append(doc_link(notebook_doc(example.name, fw.name)))
+    lines += ["", "```{toctree}", ":hidden:", "", *docs, "```"]
+    writer.write(f"frameworks/{fw.name}.md", "\n".join(lines) + "\n")
+
+
+def environments_page(frameworks: list[Framework], envs: dict, machine_info: dict, writer: Writer) -> None:
+    lines = ["# Environments", "",
+             "Each framework runs in its own virtual environment, made from a pinned requirements "
+             "file and registered as a Jupyter kernel. The fingerprint (requirements hash and every "
+             "installed package) is part of each result: change a package and the results are "
+             "measured again.", "", "## This machine", "", fence(json.dumps(machine_info, indent=1), "json"), ""]
+    for fw in frameworks:
+        env = envs.get(fw.name)
+        lines += [f"(env-{fw.name})=", f"## {fw.label}", ""]
+        requirements = fw.requirements.read_text() if fw.requirements.exists() else "(missing)"
+        lines += [f"Requirements (`envs/{fw.requirements.name}`):", "", fence(requirements, "text"), ""]
+        if env is None or not env.ok:
+            lines += [f"```{{warning}}\nNot installed: {env.reason if env else 'not set up'}\n```", ""]
+            continue
+        packages = env.fingerprint.get("packages", {})
+        lines += [f"Python {env.fingerprint.get('python')}, fingerprint `{env.fingerprint_hash[:16]}`, "
+                  f"{len(packages)} packages.", "",
+                  f":::{{dropdown}} All packages of the {fw.label} environment", "",
+                  fence("\n".join(f"{k}=={v}" for k, v in packages.items()), "text"), ":::", ""]
+    writer.write("environments.md", "\n".join(lines) + "\n")
+
+
+def write_site(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict,
+               envs: dict, profile: str, machine: str, machine_info: dict) -> int:
+    writer = Writer(project.generated)
+    for example in examples:
+        if example.name not in all_results:
+            continue
+        current = all_results[example.name]
+        benchmark_page(project, example, frameworks, current, profile, machine, machine_info, writer)
+        for fw in frameworks:
+            if example.snippet_path(fw.name).exists():
+                notebook_page(project, example, fw, current.get(fw.name), writer)
+    for fw in frameworks:
+        framework_page(fw, examples, all_results, envs.get(fw.name), writer)
+    environments_page(frameworks, envs, machine_info, writer)
+    return writer.finish()

@@ -1,0 +1,165 @@
+"""Where things live, and what exists: examples, frameworks, profiles.
+
+Everything here is read from files (``snippets/<example>/example.toml``, ``envs/<framework>.toml``),
+so adding an example or a framework is adding files. Names given by a user are checked here,
+once, with a "did you mean" hint.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PROFILES = ("smoke", "cpu", "full")
+
+
+class UsageError(Exception):
+    """A wrong name or setting given by the user: printed as one line, no traceback."""
+
+
+def check_name(kind: str, name: str, known: list[str] | tuple[str, ...]) -> str:
+    if name in known:
+        return name
+    hint = difflib.get_close_matches(name, known, n=1)
+    did_you_mean = f" Did you mean {hint[0]!r}?" if hint else ""
+    raise UsageError(f"unknown {kind} {name!r}.{did_you_mean} Known: {', '.join(known)}.")
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str                 # file stem, e.g. "pytorch"; also the sync key of its tabs
+    label: str                # what the reader sees, e.g. "PyTorch"
+    api: str                  # API level, e.g. "Gluon, hybridized"
+    order: int
+    requirements: Path
+    packages: tuple[str, ...] = ()   # the distributions whose versions name this tab's framework
+    install_first: tuple[str, ...] = ()
+    no_build_isolation: bool = False
+
+    @property
+    def kernel_name(self) -> str:
+        return f"rosetta-{self.name}"
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    folder: Path
+    title: str
+    short_title: str
+    steps: tuple[str, ...]
+    timed_step: str           # the step whose wall time is the benchmark's headline figure
+    throughput_unit: str      # e.g. "images/s": samples of the timed step per second
+    data_module: str          # module with prepare() that fetches and decodes the data once
+    weights: str              # where the model's weights come from (provenance)
+    hyperparameters: dict
+    profiles: dict            # profile name -> sizes (dict)
+    reference: dict = field(default_factory=dict)   # the original study's figures, per framework
+
+    def snippet_path(self, framework: str) -> Path:
+        return self.folder / f"{framework}.py"
+
+
+@dataclass(frozen=True)
+class Project:
+    """The folders of one project; the real one, or a tiny one made by a test."""
+    root: Path
+    snippets: Path = field(default=None)
+    envs: Path = field(default=None)          # requirements + framework descriptions (tracked)
+    venvs: Path = field(default=None)         # the virtual environments themselves (ignored)
+    docs: Path = field(default=None)
+    results: Path = field(default=None)
+    build: Path = field(default=None)
+
+    def __post_init__(self):
+        defaults = {
+            "snippets": self.root / "snippets",
+            "envs": self.root / "envs",
+            "venvs": Path(os.environ.get("ROSETTA_VENVS", self.root / ".envs")),
+            "docs": self.root / "docs",
+            "results": self.root / "results",
+            "build": self.root / "_build",
+        }
+        for key, value in defaults.items():
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, Path(value))
+
+    @property
+    def generated(self) -> Path:
+        return self.docs / "_gen"
+
+    def frameworks(self) -> list[Framework]:
+        found = []
+        for toml_path in sorted(self.envs.glob("*.toml")):
+            if toml_path.stem == "docs":
+                continue
+            meta = tomllib.loads(toml_path.read_text())
+            found.append(Framework(
+                name=toml_path.stem,
+                label=meta["label"],
+                api=meta.get("api", ""),
+                order=int(meta.get("order", 100)),
+                requirements=toml_path.with_suffix(".txt"),
+                packages=tuple(meta.get("packages", ())),
+                install_first=tuple(meta.get("install_first", ())),
+                no_build_isolation=bool(meta.get("no_build_isolation", False)),
+            ))
+        return sorted(found, key=lambda fw: (fw.order, fw.name))
+
+    def examples(self) -> list[Example]:
+        return [load_example(p.parent) for p in sorted(self.snippets.glob("*/example.toml"))]
+
+    def framework(self, name: str) -> Framework:
+        by_name = {fw.name: fw for fw in self.frameworks()}
+        return by_name[check_name("framework", name, list(by_name))]
+
+    def example(self, name: str) -> Example:
+        by_name = {ex.name: ex for ex in self.examples()}
+        return by_name[check_name("example", name, list(by_name))]
+
+
+def load_example(folder: Path) -> Example:
+    meta = tomllib.loads((folder / "example.toml").read_text())
+    profiles = meta.get("profiles", {})
+    for name in profiles:
+        check_name("profile", name, PROFILES)
+    return Example(
+        name=folder.name,
+        folder=folder,
+        title=meta["title"],
+        short_title=meta.get("short_title", meta["title"]),
+        steps=tuple(meta["steps"]),
+        timed_step=meta["timed_step"],
+        throughput_unit=meta.get("throughput_unit", "samples/s"),
+        data_module=meta.get("data_module", ""),
+        weights=meta.get("weights", ""),
+        hyperparameters=dict(meta.get("hyperparameters", {})),
+        profiles={name: dict(sizes) for name, sizes in profiles.items()},
+        reference=dict(meta.get("reference", {})),
+    )
+
+
+def gpu_visible() -> bool:
+    """True when an NVIDIA GPU answers; the default profile depends on it."""
+    import shutil
+    import subprocess
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+def default_profile() -> str:
+    return "full" if gpu_visible() else "cpu"
+
+
+def resolve_profile(name: str | None) -> str:
+    if not name:
+        return default_profile()
+    return check_name("profile", name, PROFILES)

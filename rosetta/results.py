@@ -1,0 +1,180 @@
+"""Results stage: one JSON file per (machine, profile, example, framework), with provenance.
+
+Layout: ``results/<machine>/machine.json`` (the machine, described once) and
+``results/<machine>/<profile>/<example>/<framework>.json`` + ``<framework>.ipynb``.
+The file carries ``api_version``; a file of another version is refused with a message and
+treated as absent (so it is re-measured, never misread).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .project import REPO_ROOT, Example, Framework, Project
+
+API_VERSION = 1
+# The package code a snippet runs (directly or through a loader): a change here changes results.
+SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/report.py",
+                     "rosetta/project.py", "rosetta/data")
+
+
+class ResultFileError(Exception):
+    pass
+
+
+# --- machine --------------------------------------------------------------------------------
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _gpus() -> list[dict]:
+    if not shutil.which("nvidia-smi"):
+        return []
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    gpus = []
+    for line in out.stdout.strip().splitlines() if out.returncode == 0 else []:
+        name, memory, driver = [part.strip() for part in line.split(",")]
+        gpus.append({"name": name, "memory": memory, "driver": driver})
+    return gpus
+
+
+def describe_machine() -> dict:
+    memory_gib = None
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        memory_gib = round(pages / 2**30, 1)
+    except (ValueError, OSError):
+        pass
+    return {"cpu": _cpu_model(), "cores": os.cpu_count(), "memory_gib": memory_gib,
+            "gpus": _gpus(), "os": platform.platform(), "python": platform.python_version()}
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def machine_id(machine: dict) -> str:
+    """ROSETTA_MACHINE, else a readable name: the GPU, or the CPU model and core count."""
+    if os.environ.get("ROSETTA_MACHINE"):
+        return slug(os.environ["ROSETTA_MACHINE"])
+    if machine["gpus"]:
+        return slug(f"{len(machine['gpus'])}x {machine['gpus'][0]['name']}")
+    model = re.sub(r"\((R|TM)\)|CPU|Processor|@.*|\d+-Core", "", machine["cpu"])
+    return slug(f"{model} {machine['cores']} cores")
+
+
+def machine_label(machine: dict) -> str:
+    if machine["gpus"]:
+        return f"{machine['gpus'][0]['name']} ({machine['gpus'][0]['memory']})"
+    return f"{machine['cores']}-core {machine['cpu']}"
+
+
+# --- cache key and provenance -----------------------------------------------------------------
+
+def snippet_side_hash() -> str:
+    digest = hashlib.sha256()
+    for entry in SNIPPET_SIDE_CODE:
+        path = REPO_ROOT / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            digest.update(str(file.relative_to(REPO_ROOT)).encode() + file.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_key(example: Example, framework: str, env_hash: str, profile: str, machine: str,
+              repeats: int) -> str:
+    digest = hashlib.sha256()
+    for part in (example.snippet_path(framework).read_bytes(),
+                 (example.folder / "example.toml").read_bytes(),
+                 snippet_side_hash().encode(), env_hash.encode(), profile.encode(), machine.encode(),
+                 str(repeats).encode()):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+def snippet_commit(path: Path) -> dict:
+    def git(*args):
+        try:
+            out = subprocess.run(["git", *args], cwd=path.parent, capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return out.stdout.strip() if out.returncode == 0 else ""
+    return {"commit": git("log", "-1", "--format=%H", "--", path.name) or None,
+            "uncommitted_changes": bool(git("status", "--porcelain", "--", path.name))}
+
+
+def summarise(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "runs": values}
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+# --- files --------------------------------------------------------------------------------------
+
+def result_dir(project: Project, machine: str, profile: str, example: str) -> Path:
+    return project.results / machine / profile / example
+
+
+def result_path(project: Project, machine: str, profile: str, example: str, framework: str) -> Path:
+    return result_dir(project, machine, profile, example) / f"{framework}.json"
+
+
+def save(project: Project, result: dict) -> Path:
+    path = result_path(project, result["machine"], result["profile"], result["example"], result["framework"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.part")
+    tmp.write_text(json.dumps(result, indent=1, sort_keys=True))
+    tmp.replace(path)
+    return path
+
+
+def load(path: Path) -> dict:
+    data = json.loads(path.read_text())
+    if data.get("api_version") != API_VERSION:
+        raise ResultFileError(f"{path}: results format {data.get('api_version')!r}, this build reads "
+                              f"{API_VERSION}; it will be measured again")
+    return data
+
+
+def save_machine(project: Project, machine: str, description: dict) -> None:
+    path = project.results / machine / "machine.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(description, indent=1, sort_keys=True))
+
+
+def all_results(project: Project, example: str) -> list[dict]:
+    """Every readable result of an example, on every machine and profile."""
+    found = []
+    for path in sorted(project.results.glob(f"*/*/{example}/*.json")):
+        try:
+            found.append(load(path))
+        except (ResultFileError, json.JSONDecodeError):
+            continue
+    return found
+
+
+def key_packages(fw: Framework, packages: dict) -> dict:
+    wanted = [*fw.packages, "numpy", "python"]
+    return {name: packages[name] for name in wanted if name in packages}

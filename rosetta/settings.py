@@ -1,0 +1,48 @@
+"""Hyper-parameters and sizes for a snippet: the single source every tab reads.
+
+A snippet calls ``settings("cnn_cifar10")`` and gets the example's hyper-parameters merged
+with the sizes of the active profile (``ROSETTA_PROFILE``; the build sets it, and by hand
+it defaults to ``full`` on a GPU machine and ``cpu`` otherwise).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import MappingProxyType
+
+from .project import REPO_ROOT, load_example, resolve_profile
+
+
+class Settings:
+    """Read-only attribute access to one example's settings under one profile."""
+
+    def __init__(self, example: str, profile: str, values: dict):
+        self.example = example
+        self.profile = profile
+        self._values = MappingProxyType(dict(values))
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(
+                f"{self.example} has no setting {name!r} (known: {', '.join(self._values)})"
+            ) from None
+
+    def as_dict(self) -> dict:
+        return {"example": self.example, "profile": self.profile, **self._values}
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"Settings({self.example}, profile={self.profile}: {inner})"
+
+
+def settings(example: str, profile: str | None = None) -> Settings:
+    snippets = Path(os.environ.get("ROSETTA_SNIPPETS", REPO_ROOT / "snippets"))
+    ex = load_example(snippets / example)
+    profile = resolve_profile(profile or os.environ.get("ROSETTA_PROFILE"))
+    if profile not in ex.profiles:
+        raise KeyError(f"example {example!r} defines no {profile!r} profile")
+    values = {**ex.hyperparameters, **ex.profiles[profile]}
+    values.setdefault("data", "real")
+    return Settings(example, profile, values)
