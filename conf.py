@@ -21,3 +21,6 @@ html_theme_options = {
 }
 html_last_updated_fmt = None
 html_show_sourcelink = False
+html_favicon = "docs/_static/favicon.svg"
+# Without an explicit default the theme logs "invalid theme mode" on a first visit.
+html_context = {"default_mode": "auto"}

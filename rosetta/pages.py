@@ -256,7 +256,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                 snippet_steps[fw.name] = {}
     shown = [fw for fw in frameworks if fw.name in snippet_steps]
     for step in example.steps:
-        lines += [f"### {step}", "", "::::{tab-set}", ":sync-group: framework", ""]
+        lines += [f"### {step.capitalize()}", "", "::::{tab-set}", ":sync-group: framework", ""]
         for fw in shown:
             body = step_tab(example, fw, step, current.get(fw.name), notebooks.get(fw.name),
                             snippet_steps[fw.name])
@@ -310,7 +310,7 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
         versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
                                              "python": env.fingerprint.get("python")})
         lines += ["Environment: " + ", ".join(f"{k} {v}" for k, v in versions.items())
-                  + f" ({{ref}}`all packages <env-{fw.name}>`).", ""]
+                  + f" ({{doc}}`all packages <{doc_link('environments')}>`).", ""]
     else:
         reason = env.reason if env is not None else "not set up"
         lines += [f"```{{warning}}\nNot installed on this machine: {reason}\n```", ""]
@@ -333,20 +333,22 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
              "Each framework runs in its own virtual environment, made from a pinned requirements "
              "file and registered as a Jupyter kernel. The fingerprint (requirements hash and every "
              "installed package) is part of each result: change a package and the results are "
-             "measured again.", "", "## This machine", "", fence(json.dumps(machine_info, indent=1), "json"), ""]
+             "measured again.", "", "## Packages by framework", "",
+             "::::{tab-set}", ":sync-group: framework", ""]
     for fw in frameworks:
         env = envs.get(fw.name)
-        lines += [f"(env-{fw.name})=", f"## {fw.label}", ""]
+        lines += [f":::{{tab-item}} {fw.label}", f":sync: {fw.name}", ""]
         requirements = fw.requirements.read_text() if fw.requirements.exists() else "(missing)"
         lines += [f"Requirements (`envs/{fw.requirements.name}`):", "", fence(requirements, "text"), ""]
         if env is None or not env.ok:
             lines += [f"```{{warning}}\nNot installed: {env.reason if env else 'not set up'}\n```", ""]
-            continue
-        packages = env.fingerprint.get("packages", {})
-        lines += [f"Python {env.fingerprint.get('python')}, fingerprint `{env.fingerprint_hash[:16]}`, "
-                  f"{len(packages)} packages.", "",
-                  f":::{{dropdown}} All packages of the {fw.label} environment", "",
-                  fence("\n".join(f"{k}=={v}" for k, v in packages.items()), "text"), ":::", ""]
+        else:
+            packages = env.fingerprint.get("packages", {})
+            lines += [f"Python {env.fingerprint.get('python')}, fingerprint `{env.fingerprint_hash[:16]}`, "
+                      f"{len(packages)} packages:", "",
+                      fence("\n".join(f"{k}=={v}" for k, v in packages.items()), "text"), ""]
+        lines += [":::", ""]
+    lines += ["::::", "", "## This machine", "", fence(json.dumps(machine_info, indent=1), "json"), ""]
     writer.write("environments.md", "\n".join(lines) + "\n")
 
 

@@ -243,7 +243,10 @@ def load(hp, layout: str = "NCHW"):
             test_rows = _subset(hp.test_images, len(cached["y_test"]), hp.seed + 1)
             x_train, y_train = cached["x_train"][train_rows], cached["y_train"][train_rows]
             x_test, y_test = cached["x_test"][test_rows], cached["y_test"][test_rows]
-            note(data_source=f"CIFAR-10, {cached['source']} ({cached['checksum']})")
+            source = f"CIFAR-10, {cached['source']} ({cached['checksum']})"
+            if "image-folder" in str(cached["source"]) or "image folder" in str(cached["source"]):
+                source += "; images re-encoded (e.g. JPEG), so accuracy is comparable to, not identical with, the official release"
+            note(data_source=source)
     if layout == "NHWC":
         x_train, x_test = x_train.transpose(0, 2, 3, 1), x_test.transpose(0, 2, 3, 1)
     return _to_unit_float(x_train), y_train, _to_unit_float(x_test), y_test

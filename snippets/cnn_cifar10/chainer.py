@@ -64,6 +64,7 @@ model = VGGish()
 model.to_device(device)
 optimizer = chainer.optimizers.MomentumSGD(lr=hp.learning_rate, momentum=hp.momentum)
 optimizer.setup(model)
+print(sum(p.size for p in model.params()), "parameters")
 
 # %% tags=["train"]
 n_batches = len(x_train) // hp.batch_size               # full batches only

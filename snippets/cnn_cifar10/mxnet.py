@@ -58,6 +58,7 @@ model.hybridize(static_alloc=True, static_shape=True)   # one cached graph for f
 trainer = gluon.Trainer(model.collect_params(), "sgd",
                         {"learning_rate": hp.learning_rate, "momentum": hp.momentum})
 loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()          # softmax inside, on logits
+print(model)                                             # input sizes are inferred at the first call
 
 # %% tags=["train"]
 n_batches = len(x_train) // hp.batch_size               # full batches only

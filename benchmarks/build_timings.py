@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Measure the build itself: cold build, warm rebuild, rebuild after editing one snippet.
+
+    .envs/docs/bin/python benchmarks/build_timings.py --profile cpu [--cold] [--edit pytorch]
+
+Each phase runs `build_docs.py` as a user would (one process, nothing else running) and
+records its wall time and how many snippets it executed. The report is printed and saved
+to benchmarks/results/<machine>-<profile>-<date>.json with the machine and versions.
+Targets (issue #2): warm rebuild <= 30 s with nothing executed; an edit re-executes one snippet.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rosetta import results  # noqa: E402
+from rosetta.project import Project, resolve_profile  # noqa: E402
+
+WARM_TARGET_S = 30.0
+
+
+def build(profile: str, *extra: str) -> dict:
+    started = time.perf_counter()
+    run = subprocess.run([sys.executable, str(ROOT / "build_docs.py"), "--profile", profile, *extra],
+                         cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    log = run.stdout + run.stderr
+    executed = [line.split(" of ")[1].split(" ")[0] for line in log.splitlines() if line.strip().startswith("run ")]
+    return {"seconds": round(seconds, 1), "returncode": run.returncode, "executed": executed}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--profile")
+    parser.add_argument("--cold", action="store_true", help="first delete this machine's results of the profile")
+    parser.add_argument("--edit", metavar="FRAMEWORK", help="also time a rebuild after editing this framework's snippet")
+    parser.add_argument("--example", default="cnn_cifar10")
+    args = parser.parse_args()
+    profile = resolve_profile(args.profile)
+    project = Project(root=ROOT)
+    machine_info = results.describe_machine()
+    machine = results.machine_id(machine_info)
+    report = {"machine": machine_info, "profile": profile, "date": results.now(), "phases": {}}
+
+    if args.cold:
+        shutil.rmtree(project.results / machine / profile, ignore_errors=True)
+        report["phases"]["cold"] = build(profile)
+    report["phases"]["warm"] = build(profile)
+    if args.edit:
+        snippet = project.example(args.example).snippet_path(args.edit)
+        original = snippet.read_text()
+        try:
+            snippet.write_text(original + "\n# (an edit made by benchmarks/build_timings.py)\n")
+            report["phases"]["after_edit"] = build(profile)
+        finally:
+            snippet.write_text(original)
+        report["phases"]["restore"] = build(profile)     # measures the original snippet again
+
+    warm = report["phases"]["warm"]
+    report["targets"] = {"warm_rebuild_s": WARM_TARGET_S,
+                         "warm_met": warm["seconds"] <= WARM_TARGET_S and not warm["executed"]}
+    out = ROOT / "benchmarks" / "results" / f"{machine}-{profile}-{report['date'][:10]}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    for name, phase in report["phases"].items():
+        print(f"{name:>10}: {phase['seconds']:7.1f} s, executed {len(phase['executed'])}: "
+              f"{', '.join(phase['executed']) or '-'} (exit {phase['returncode']})")
+    print(f"warm rebuild target {WARM_TARGET_S:.0f} s: {'met' if report['targets']['warm_met'] else 'NOT met'}")
+    print(f"saved {out.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""What a reader clicks, in headless Chromium (Debian's) driven by Playwright.
+
+Skips only when Debian's chromium is not installed (.ci/run installs it): say so loudly.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "_build" / "screenshots"
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason="Debian chromium not installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def server(smoke_site):
+    assert smoke_site["returncode"] == 0, smoke_site["log"][-3000:]
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(smoke_site["output"]))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+class Watch:
+    """Collects console errors, page errors and requests that leave the local server."""
+
+    def __init__(self, page, base):
+        self.errors, self.outside = [], []
+        host = urlparse(base).netloc
+        page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+        def on_request(request):
+            url = urlparse(request.url)
+            if url.scheme not in ("data", "blob", "about") and url.netloc != host:
+                self.outside.append(request.url)
+        page.on("request", on_request)
+
+
+def chosen_tabs(page) -> list[str]:
+    return page.eval_on_selector_all(
+        ".sd-tab-set", "sets => sets.map(s => s.querySelector('input:checked + label').textContent.trim())")
+
+
+def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server):
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, server)
+    page.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
+    assert set(chosen_tabs(page)) == {"PyTorch"}, "first visit: the first framework"
+    page.locator("#model .sd-tab-set label", has_text="Chainer").click()
+    assert chosen_tabs(page) == ["Chainer"] * 5, "one click switches every step"
+    visible = page.locator("#train .sd-tab-content:visible")
+    assert "model.cleargrads()" in visible.inner_text() and "Step time:" in visible.inner_text()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#model").screenshot(path=str(SCREENSHOTS / "model-step-chainer.png"))
+
+    page.reload()
+    assert chosen_tabs(page) == ["Chainer"] * 5, "kept after a reload"
+    page.goto(f"{server}/_gen/environments.html")
+    assert chosen_tabs(page) == ["Chainer"], "kept on another page"
+    second = context.new_page()                       # a later visit, same browser profile
+    Watch(second, server)
+    second.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
+    assert set(chosen_tabs(second)) == {"Chainer"}
+    assert watch.errors == [], watch.errors
+    assert watch.outside == [], f"requests left the site: {watch.outside}"
+    context.close()
+
+
+@pytest.mark.parametrize("path", ["index.html", "_gen/benchmarks/cnn_cifar10.html",
+                                  "_gen/notebooks/cnn_cifar10/mxnet.html", "_gen/frameworks/chainer.html",
+                                  "methodology.html", "_gen/environments.html"])
+def test_pages_load_offline_without_console_errors(browser, server, path):
+    context = browser.new_context()
+    page = context.new_page()
+    watch = Watch(page, server)
+    response = page.goto(f"{server}/{path}")
+    page.wait_for_load_state("networkidle")
+    assert response.status == 200
+    assert watch.errors == [], watch.errors
+    assert watch.outside == [], f"requests left the site: {watch.outside}"
+    context.close()

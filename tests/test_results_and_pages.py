@@ -1,0 +1,71 @@
+"""Results files (schema, machine, cache key) and page helpers."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rosetta import pages, results
+from rosetta.project import Project
+
+
+def test_result_files_refuse_other_versions(tmp_path):
+    project = Project(root=tmp_path)
+    record = {"api_version": results.API_VERSION, "machine": "m", "profile": "cpu",
+              "example": "e", "framework": "f", "status": "ok"}
+    path = results.save(project, record)
+    assert results.load(path)["status"] == "ok"
+    path.write_text(json.dumps({**record, "api_version": 99}))
+    with pytest.raises(results.ResultFileError, match="format 99"):
+        results.load(path)
+    assert results.all_results(project, "e") == []
+
+
+def test_machine_description_and_id(monkeypatch):
+    machine = results.describe_machine()
+    assert machine["cores"] >= 1 and machine["cpu"]
+    monkeypatch.delenv("ROSETTA_MACHINE", raising=False)
+    assert results.machine_id({"cpu": "AMD EPYC 7B13 64-Core Processor", "cores": 2, "gpus": []}) \
+        == "amd-epyc-7b13-2-cores"
+    assert results.machine_id({"cpu": "x", "cores": 16, "gpus": [{"name": "NVIDIA H200"}]}) == "1x-nvidia-h200"
+    monkeypatch.setenv("ROSETTA_MACHINE", "My Box")
+    assert results.machine_id(machine) == "my-box"
+
+
+def test_cache_key_changes_with_snippet_env_profile(project, tmp_path):
+    example = project.example("cnn_cifar10")
+    key = results.cache_key(example, "pytorch", "env1", "cpu", "m", 1)
+    assert key == results.cache_key(example, "pytorch", "env1", "cpu", "m", 1)
+    assert key != results.cache_key(example, "pytorch", "env2", "cpu", "m", 1)
+    assert key != results.cache_key(example, "pytorch", "env1", "full", "m", 1)
+    assert key != results.cache_key(example, "mxnet", "env1", "cpu", "m", 1)
+    assert key != results.cache_key(example, "pytorch", "env1", "cpu", "m", 3)
+
+
+def test_summary_and_time_format():
+    summary = results.summarise([3.0, 1.0, 2.0])
+    assert (summary["median"], summary["min"], summary["max"]) == (2.0, 1.0, 3.0)
+    assert pages.time_summary(summary) == "2.00 s (median of 3; 1.00–3.00)"
+    assert pages.time_summary(results.summarise([12.345])) == "12.3 s"
+
+
+def test_fence_outlasts_backticks_and_table_cells_are_safe():
+    assert pages.fence("a ```` b").startswith("`````")
+    assert pages.cell_text("a | b\nc") == "a \\| b c"
+
+
+def test_writer_writes_only_changes_and_removes_leftovers(tmp_path):
+    writer = pages.Writer(tmp_path)
+    writer.write("a.md", "one")
+    writer.write("sub/b.md", "two")
+    assert writer.finish() == 2
+    writer = pages.Writer(tmp_path)
+    writer.write("a.md", "one")
+    assert writer.finish() == 1          # b.md removed, a.md untouched
+    assert not (tmp_path / "sub").exists() and (tmp_path / "a.md").read_text() == "one"
+
+
+def test_outputs_text_is_capped():
+    cell = {"outputs": [{"output_type": "stream", "text": "\n".join(str(i) for i in range(100))}]}
+    text = pages.outputs_text([cell])
+    assert text.splitlines()[-1].startswith("… 60 more lines")
