@@ -47,7 +47,9 @@ class EnvStatus:
 
 def requirements_hash(fw: Framework) -> str:
     digest = hashlib.sha256()
-    for path in (fw.requirements, fw.requirements.with_suffix(".toml")):
+    for path in (fw.requirements, fw.definition):
+        if path is None:
+            continue
         digest.update(path.read_bytes() if path.exists() else b"")
     return digest.hexdigest()
 

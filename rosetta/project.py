@@ -7,6 +7,7 @@ once, with a "did you mean" hint.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ class Framework:
     packages: tuple[str, ...] = ()   # the distributions whose versions name this tab's framework
     install_first: tuple[str, ...] = ()
     no_build_isolation: bool = False
+    definition: Path | None = None   # envs/<name>.toml
 
     @property
     def kernel_name(self) -> str:
@@ -92,7 +94,9 @@ class Project:
         return self.docs / "_gen"
 
     def frameworks(self) -> list[Framework]:
+        """Every framework; with a GPU visible, its `<name>.gpu.txt` requirements where it has them."""
         found = []
+        gpu = gpu_visible()
         for toml_path in sorted(self.envs.glob("*.toml")):
             if toml_path.stem == "docs":
                 continue
@@ -102,10 +106,11 @@ class Project:
                 label=meta["label"],
                 api=meta.get("api", ""),
                 order=int(meta.get("order", 100)),
-                requirements=toml_path.with_suffix(".txt"),
+                requirements=requirements_file(toml_path, gpu),
                 packages=tuple(meta.get("packages", ())),
                 install_first=tuple(meta.get("install_first", ())),
                 no_build_isolation=bool(meta.get("no_build_isolation", False)),
+                definition=toml_path,
             ))
         return sorted(found, key=lambda fw: (fw.order, fw.name))
 
@@ -119,6 +124,11 @@ class Project:
     def example(self, name: str) -> Example:
         by_name = {ex.name: ex for ex in self.examples()}
         return by_name[check_name("example", name, list(by_name))]
+
+
+def requirements_file(toml_path: Path, gpu: bool) -> Path:
+    gpu_variant = toml_path.with_suffix(".gpu.txt")
+    return gpu_variant if gpu and gpu_variant.exists() else toml_path.with_suffix(".txt")
 
 
 def load_example(folder: Path) -> Example:
@@ -142,6 +152,7 @@ def load_example(folder: Path) -> Example:
     )
 
 
+@functools.lru_cache(maxsize=1)
 def gpu_visible() -> bool:
     """True when an NVIDIA GPU answers; the default profile depends on it."""
     import shutil

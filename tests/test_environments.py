@@ -15,7 +15,7 @@ from rosetta.project import Framework
 def test_requirements_hash_follows_both_files(tmp_path):
     (tmp_path / "x.txt").write_text("a==1\n")
     (tmp_path / "x.toml").write_text('label = "X"\n')
-    fw = Framework("x", "X", "", 1, tmp_path / "x.txt")
+    fw = Framework("x", "X", "", 1, tmp_path / "x.txt", definition=tmp_path / "x.toml")
     first = environments.requirements_hash(fw)
     (tmp_path / "x.toml").write_text('label = "X"\ninstall_first = ["b"]\n')
     assert environments.requirements_hash(fw) != first
