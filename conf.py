@@ -8,7 +8,8 @@ myst_enable_extensions = ["colon_fence"]
 # Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
 nb_execution_mode = "off"
 nb_merge_streams = True
-exclude_patterns = ["**/*.py", "**/.ipynb_checkpoints", "_build"]
+# Snippet copies are downloads, not pages; includes are pulled into other pages.
+exclude_patterns = ["**/*.py", "**/.ipynb_checkpoints", "_build", "_gen/includes"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = "Deep-learning Rosetta Stone"
@@ -21,6 +22,8 @@ html_theme_options = {
 }
 html_last_updated_fmt = None
 html_show_sourcelink = False
+# No left sidebar: the code tabs need the width, and the top bar already lists every page.
+html_sidebars = {"**": []}
 html_favicon = "docs/_static/favicon.svg"
 # Without an explicit default the theme logs "invalid theme mode" on a first visit.
 html_context = {"default_mode": "auto"}

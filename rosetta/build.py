@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ import nbformat
 from . import environments, pages, results
 from .execute import execute
 from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, resolve_profile
+from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
 from .data.fetch import DataError
 
@@ -60,10 +62,17 @@ def not_run(example: Example, fw: Framework, profile: str, machine: str, machine
             "cache_key": None, "provenance": {"date": results.now()}}
 
 
+def derived_metrics(example: Example, metrics: dict, steps: dict) -> dict:
+    """Throughput of the timed step (samples/s) and, like the original's inference table, s per 1,000."""
+    timed, samples = steps.get(example.timed_step), metrics.get(example.samples_metric)
+    if not (timed and samples and timed["median"] > 0):
+        return {}
+    return {"throughput": samples / timed["median"], "seconds_per_1000": 1000 * timed["median"] / samples}
+
+
 def run_one(project: Project, example: Example, fw: Framework, snippet, env, profile: str,
-            machine: str, machine_info: dict, args, data_info: dict) -> dict:
+            machine: str, machine_info: dict, args, data_info: dict, key: str) -> dict:
     """Execute one snippet args.repeats times (one after another) and build its result."""
-    key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats)
     out_dir = results.result_dir(project, machine, profile, example.name)
     run_dir = project.build / "run" / example.name      # kernel cwd: outside snippets/ (no shadowing)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -87,9 +96,8 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
         if values:
             steps[step] = results.summarise(values)
     metrics = dict(execution.metrics)
-    timed = steps.get(example.timed_step)
-    if execution.status == "ok" and timed and metrics.get("train_samples"):
-        metrics["throughput"] = metrics["train_samples"] / timed["median"]
+    if execution.status == "ok":
+        metrics.update(derived_metrics(example, metrics, steps))
     packages = env.fingerprint.get("packages", {})
     result = not_run(example, fw, profile, machine, machine_info, execution.status, "")
     result.update({
@@ -103,7 +111,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
             "profile": profile, "sizes": example.profiles.get(profile, {}),
             "hyperparameters": example.hyperparameters,
             "data_source": execution.context.get("data_source", data_info.get("source", "")),
-            "weights": example.weights,
+            "weights": execution.context.get("weights", example.weights),
             "seed": example.hyperparameters.get("seed"),
             "repeats": len(ok_runs),
             "snippet": results.snippet_commit(example.snippet_path(fw.name)),
@@ -126,6 +134,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
         log(f"  alignment: {problem}")
         misaligned.setdefault(Path(problem.split(":")[0]).stem, problem)
     data_info, data_error = {}, None
+    hp = settings(example.name, profile, snippets=project.snippets)
     out: dict[str, dict] = {}
     for fw in frameworks:
         if fw.name not in snippets:
@@ -148,7 +157,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             out[fw.name] = previous if (previous and fw.name not in selected) else \
                 not_run(example, fw, profile, machine, machine_info, "not-installed", reason)
             continue
-        key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats)
+        key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats,
+                                hp.as_dict())
         current = previous is not None and previous.get("cache_key") == key
         if fw.name not in selected or (current and not args.force):
             if previous is not None:
@@ -158,7 +168,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             continue
         if profile_data(example, profile) != "synthetic" and not data_info and data_error is None:
             try:
-                data_info = importlib.import_module(example.data_module).prepare() if example.data_module else {}
+                data_info = importlib.import_module(example.data_module).prepare(hp) if example.data_module else {}
             except DataError as exc:
                 data_error = str(exc)
                 log(f"  data: {data_error}")
@@ -167,7 +177,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             results.save(project, out[fw.name])
             continue
         started = time.perf_counter()
-        out[fw.name] = run_one(project, example, fw, snippet, env, profile, machine, machine_info, args, data_info)
+        out[fw.name] = run_one(project, example, fw, snippet, env, profile, machine, machine_info, args,
+                               data_info, key)
         log(f"  {example.name}/{fw.name}: {out[fw.name]['status']} in {time.perf_counter() - started:.1f} s")
     return out
 
@@ -195,6 +206,10 @@ def main(argv=None) -> int:
         return 2
     if args.repeats < 1:
         print("error: --repeats must be at least 1", file=sys.stderr)
+        return 2
+    if os.environ.get("ROSETTA_WEIGHTS", "pretrained") not in WEIGHTS_CHOICES:
+        print(f"error: ROSETTA_WEIGHTS={os.environ['ROSETTA_WEIGHTS']!r}: use one of "
+              f"{', '.join(WEIGHTS_CHOICES)}", file=sys.stderr)
         return 2
     started = time.perf_counter()
     selected = {fw.name for fw in frameworks}

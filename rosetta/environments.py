@@ -23,10 +23,11 @@ from .project import REPO_ROOT, Framework, Project
 MARKER = "rosetta-installed.json"
 PIP_QUIET = ["--disable-pip-version-check", "--no-input", "-q"]
 
-_LIST_PACKAGES = (
-    "import json, platform, importlib.metadata as m; "
+_LIST_PACKAGES = (  # names normalised as PEP 503 does: tensorflow_cpu -> tensorflow-cpu
+    "import json, re, platform, importlib.metadata as m; "
     "print(json.dumps({'python': platform.python_version(), "
-    "'packages': {d.metadata['Name'].lower(): d.version for d in m.distributions() if d.metadata['Name']}}))"
+    "'packages': {re.sub(r'[-_.]+', '-', d.metadata['Name']).lower(): d.version "
+    "for d in m.distributions() if d.metadata['Name']}}))"
 )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 
 from . import charts, results
-from .project import Example, Framework, Project
+from .project import PROFILES, Example, Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
 
@@ -158,9 +158,10 @@ def step_tab(example: Example, fw: Framework, step: str, result: dict | None, no
         parts.append(fence(text, "text"))
     error = result.get("error") or {}
     if status in ("failed", "timeout") and error.get("step") == step:
+        hint = example.failure_hints.get(step, "")
         parts.append(f"```{{error}}\nThis step {STATUS_TEXT[status]}: {error.get('ename')}: "
                      f"{error.get('evalue')}. The full traceback is in "
-                     f"{{ref}}`the notebook <{traceback_label(example.name, fw.name)}>`.\n```")
+                     f"{{ref}}`the notebook <{traceback_label(example.name, fw.name)}>`. {hint}\n```")
     elif step in result.get("steps", {}):
         parts.append(f"<p class=\"rosetta-step-time\">Step time: {time_summary(result['steps'][step])}</p>")
     else:
@@ -175,35 +176,54 @@ def status_cell(result: dict, example: str) -> str:
     return cell_text(f"{STATUS_TEXT[result['status']]}: {result.get('reason', '')}")
 
 
+def metric_text(value, style: str) -> str:
+    if value is None:
+        return ""
+    if style == "percent":
+        return f"{value:.2%}"
+    if style == "int":
+        return f"{value:,.0f}"
+    if style == "float2":
+        return f"{value:.2f}"
+    return cell_text(str(value))
+
+
+def random_weights(column_results: dict) -> bool:
+    return any("random" in r.get("provenance", {}).get("weights", "") for r in column_results.values()
+               if r["status"] == "ok")
+
+
 def results_table(example: Example, frameworks: list[Framework], columns: list[tuple[str, str]],
                   by_column: dict, machine_labels: dict) -> str:
-    unit = example.throughput_unit
-    header = ["Framework", "API"]
-    for machine, profile in columns:
-        sizes = sizes_text(example.profiles.get(profile, {}))
-        where = f"{machine_labels.get(machine, machine)}, profile {profile} ({sizes})"
-        header += [cell_text(f"{example.timed_step} s — {where}"), "test accuracy", unit]
+    """Framework rows; for each machine and profile a group of columns, then the original's figures."""
+    legend, header = [], ["Framework", "API"]
+    for number, (machine, profile) in enumerate(columns, 1):
+        tag = f"[{number}]"
+        weights = ", **random weights**" if random_weights(by_column.get((machine, profile), {})) else ""
+        legend.append(f"{tag} {machine_labels.get(machine, machine)}, profile `{profile}` "
+                      f"({sizes_text(example.profiles.get(profile, {}))}){weights}")
+        header.append(f"{example.timed_step} s {tag}")
+        header += [f"{m['label']} {tag}" for m in example.table_metrics]
     reference = example.reference
     ref_columns = reference.get("columns", [])
-    header += [cell_text(f"{col} ({reference.get('caption', 'original')}, {reference.get('unit', '')})")
-               for col in ref_columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    header += [cell_text(f"{col}: {reference.get('caption', 'original study')}") for col in ref_columns]
+    lines = ["Columns: " + "; ".join(legend) + ".", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for fw in frameworks:
         row = [fw.label, cell_text(fw.api)]
         for column in columns:
             result = by_column.get(column, {}).get(fw.name)
+            blanks = [""] * len(example.table_metrics)
             if result is None:
-                row += ["not run", "", ""]
+                row += ["not run", *blanks]
             elif result["status"] != "ok":
-                row += [status_cell(result, example.name), "", ""]
+                row += [status_cell(result, example.name), *blanks]
             else:
                 timed = result["steps"].get(example.timed_step)
                 stale = " (stale)" if result.get("stale") else ""
                 row.append((time_summary(timed) if timed else "?") + stale)
-                accuracy = result["metrics"].get("accuracy")
-                row.append(f"{accuracy:.2%}" if accuracy is not None else "")
-                throughput = result["metrics"].get("throughput")
-                row.append(f"{throughput:,.0f}" if throughput else "")
+                row += [metric_text(result["metrics"].get(m["metric"]), m.get("format", "text"))
+                        for m in example.table_metrics]
         figures = reference.get(fw.name, [])
         row += [str(figures[i]) if i < len(figures) else "–" for i in range(len(ref_columns))]
         lines.append("| " + " | ".join(row) + " |")
@@ -228,11 +248,12 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     intro = re.sub(r"^# .*\n", "", intro, count=1).strip()   # the page has its own title
     ok = [r for r in current.values() if r["status"] == "ok"]
     data_sources = sorted({r["provenance"].get("data_source", "") for r in ok} - {""})
+    weights = "; ".join(sorted({r["provenance"].get("weights", "") for r in ok} - {""})) or example.weights
     sizes = sizes_text(example.profiles.get(profile, {}))
     lines = [f"({example.name})=", f"# {example.title}", "", intro, "",
              "```{admonition} This build", ":class: note",
              f"Measured on **{results.machine_label(machine_info)}**, profile **{profile}** ({sizes}). "
-             f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {example.weights}. "
+             f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {weights}. "
              "One snippet ran at a time; step times come from the notebook cell timestamps "
              "(see {doc}`/methodology`).", "```", "", "## Results", "",
              results_table(example, frameworks, columns, by_column, machine_labels), ""]
@@ -242,7 +263,9 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
         lines += [f"```{{figure}} {example.name}-times.png",
                   f":alt: {example.timed_step} time per framework",
                   "", f"{example.timed_step.capitalize()} time per framework on this machine "
-                  f"(profile {profile}; lower is better), with test accuracy.", "```", ""]
+                  f"(profile {profile}; lower is better)"
+                  + (", with test accuracy." if any("accuracy" in r["metrics"] for r in ok) else "."),
+                  "```", ""]
     lines += ["## Step by step", "",
               "Pick a framework once: every step on every page follows, and the choice is remembered.", ""]
     notebooks = {name: load_executed(project, r) for name, r in current.items()}
@@ -365,5 +388,26 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
                 notebook_page(project, example, fw, current.get(fw.name), writer)
     for fw in frameworks:
         framework_page(fw, examples, all_results, envs.get(fw.name), writer)
+    index_pages(examples, frameworks, all_results, writer)
     environments_page(frameworks, envs, machine_info, writer)
     return writer.finish()
+
+
+def index_pages(examples: list[Example], frameworks: list[Framework], all_results: dict, writer: Writer) -> None:
+    """The Benchmarks and Frameworks pages (in example and tab order), and the home page's list."""
+    shown = [ex for ex in examples if ex.name in all_results]
+    listing = [f"- **{{doc}}`{ex.title} <{doc_link('benchmarks/' + ex.name)}>`**: {ex.summary}" for ex in shown]
+    writer.write("includes/benchmark_list.md", "\n".join(listing) + "\n")
+    profiles = ["| profile | " + " | ".join(ex.short_title for ex in examples) + " |",
+                "|---|" + "---|" * len(examples)]
+    for profile in PROFILES:
+        profiles.append(f"| `{profile}` | " + " | ".join(
+            cell_text(sizes_text(ex.profiles.get(profile, {})) or "–") for ex in examples) + " |")
+    writer.write("includes/profiles.md", "\n".join(profiles) + "\n")
+    writer.write("benchmarks.md", "\n".join(
+        ["# Benchmarks", "", "The three benchmarks of the original study, each in every framework.", "",
+         *listing, "", "```{toctree}", ":hidden:", "", *[f"benchmarks/{ex.name}" for ex in shown], "```"]) + "\n")
+    writer.write("frameworks.md", "\n".join(
+        ["# Frameworks", "", "Each framework's environment and its executed notebooks.", "",
+         *[f"- {{doc}}`{fw.label} <{doc_link('frameworks/' + fw.name)}>`: {fw.api}" for fw in frameworks],
+         "", "```{toctree}", ":hidden:", "", *[f"frameworks/{fw.name}" for fw in frameworks], "```"]) + "\n")

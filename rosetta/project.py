@@ -15,6 +15,11 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("smoke", "cpu", "full")
+# Results-table columns when an example names none: derived metrics are computed by the build.
+DEFAULT_TABLE_METRICS = (
+    {"metric": "accuracy", "label": "test accuracy", "format": "percent"},
+    {"metric": "throughput", "label": "samples/s", "format": "int"},
+)
 
 
 class UsageError(Exception):
@@ -60,6 +65,11 @@ class Example:
     hyperparameters: dict
     profiles: dict            # profile name -> sizes (dict)
     reference: dict = field(default_factory=dict)   # the original study's figures, per framework
+    order: int = 100
+    summary: str = ""
+    samples_metric: str = "train_samples"   # reported count of samples the timed step processed
+    table_metrics: tuple = ()               # the metric columns of the results table
+    failure_hints: dict = field(default_factory=dict)   # step -> what to try when it fails
 
     def snippet_path(self, framework: str) -> Path:
         return self.folder / f"{framework}.py"
@@ -115,7 +125,8 @@ class Project:
         return sorted(found, key=lambda fw: (fw.order, fw.name))
 
     def examples(self) -> list[Example]:
-        return [load_example(p.parent) for p in sorted(self.snippets.glob("*/example.toml"))]
+        found = [load_example(p.parent) for p in sorted(self.snippets.glob("*/example.toml"))]
+        return sorted(found, key=lambda ex: (ex.order, ex.name))
 
     def framework(self, name: str) -> Framework:
         by_name = {fw.name: fw for fw in self.frameworks()}
@@ -149,6 +160,11 @@ def load_example(folder: Path) -> Example:
         hyperparameters=dict(meta.get("hyperparameters", {})),
         profiles={name: dict(sizes) for name, sizes in profiles.items()},
         reference=dict(meta.get("reference", {})),
+        order=int(meta.get("order", 100)),
+        summary=meta.get("summary", ""),
+        samples_metric=meta.get("samples_metric", "train_samples"),
+        table_metrics=tuple(meta.get("table_metrics", DEFAULT_TABLE_METRICS)),
+        failure_hints=dict(meta.get("failure_hints", {})),
     )
 
 

@@ -21,9 +21,10 @@ from pathlib import Path
 from .project import REPO_ROOT, Example, Framework, Project
 
 API_VERSION = 1
-# The package code a snippet runs (directly or through a loader): a change here changes results.
+# The package code every snippet runs; with the example's own data module, a change here
+# changes results (and only a change here, not in the build's own modules).
 SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/report.py",
-                     "rosetta/project.py", "rosetta/data")
+                     "rosetta/project.py", "rosetta/data/__init__.py", "rosetta/data/fetch.py")
 
 
 class ResultFileError(Exception):
@@ -90,23 +91,26 @@ def machine_label(machine: dict) -> str:
 
 # --- cache key and provenance -----------------------------------------------------------------
 
-def snippet_side_hash() -> str:
+def snippet_side_hash(example: Example) -> str:
     digest = hashlib.sha256()
-    for entry in SNIPPET_SIDE_CODE:
+    files = list(SNIPPET_SIDE_CODE)
+    if example.data_module:
+        files.append(example.data_module.replace(".", "/") + ".py")
+    for entry in files:
         path = REPO_ROOT / entry
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        for file in files:
-            digest.update(str(file.relative_to(REPO_ROOT)).encode() + file.read_bytes())
+        digest.update(entry.encode() + (path.read_bytes() if path.exists() else b""))
     return digest.hexdigest()
 
 
 def cache_key(example: Example, framework: str, env_hash: str, profile: str, machine: str,
-              repeats: int) -> str:
+              repeats: int, settings: dict | None = None) -> str:
+    """Changes when anything that can change the measurement does; `settings` are the resolved
+    settings of the run, which include choices made by environment variables (ROSETTA_WEIGHTS)."""
     digest = hashlib.sha256()
     for part in (example.snippet_path(framework).read_bytes(),
                  (example.folder / "example.toml").read_bytes(),
-                 snippet_side_hash().encode(), env_hash.encode(), profile.encode(), machine.encode(),
-                 str(repeats).encode()):
+                 snippet_side_hash(example).encode(), env_hash.encode(), profile.encode(), machine.encode(),
+                 str(repeats).encode(), json.dumps(settings or {}, sort_keys=True).encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 

@@ -10,7 +10,13 @@ import os
 from pathlib import Path
 from types import MappingProxyType
 
-from .project import REPO_ROOT, load_example, resolve_profile
+from .project import REPO_ROOT, check_name, load_example, resolve_profile
+from .report import note
+
+# Examples with a `weights` hyper-parameter load pretrained weights from their model zoo.
+# ROSETTA_WEIGHTS=random replaces them with seeded random weights (offline machines);
+# the choice travels with the results and every page shows it.
+WEIGHTS_CHOICES = ("pretrained", "random")
 
 
 class Settings:
@@ -37,12 +43,17 @@ class Settings:
         return f"Settings({self.example}, profile={self.profile}: {inner})"
 
 
-def settings(example: str, profile: str | None = None) -> Settings:
-    snippets = Path(os.environ.get("ROSETTA_SNIPPETS", REPO_ROOT / "snippets"))
+def settings(example: str, profile: str | None = None, snippets: Path | None = None) -> Settings:
+    snippets = Path(snippets or os.environ.get("ROSETTA_SNIPPETS", REPO_ROOT / "snippets"))
     ex = load_example(snippets / example)
     profile = resolve_profile(profile or os.environ.get("ROSETTA_PROFILE"))
     if profile not in ex.profiles:
         raise KeyError(f"example {example!r} defines no {profile!r} profile")
     values = {**ex.hyperparameters, **ex.profiles[profile]}
     values.setdefault("data", "real")
+    if "weights" in values:
+        chosen = os.environ.get("ROSETTA_WEIGHTS") or values["weights"]
+        values["weights"] = check_name("ROSETTA_WEIGHTS value", chosen, WEIGHTS_CHOICES)
+        note(weights="pretrained (the model zoo's ImageNet weights)" if values["weights"] == "pretrained"
+             else f"random weights (seeded, seed {values.get('seed')}): ROSETTA_WEIGHTS=random")
     return Settings(example, profile, values)

@@ -1,6 +1,7 @@
 """Shared fixtures: the real project, and a real smoke-profile build of it (made once)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,5 +25,7 @@ def smoke_site(tmp_path_factory):
     output = tmp_path_factory.mktemp("site") / "html"
     cmd = [sys.executable, str(REPO / "build_docs.py"), "--profile", "smoke", "--force", "--strict",
            "--output", str(output)]
-    run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800)
+    # Offline here: the ResNet tabs use seeded random weights, and the pages must say so.
+    env = {**os.environ, "ROSETTA_WEIGHTS": "random"}
+    run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800, env=env)
     return {"output": output, "returncode": run.returncode, "log": run.stdout + run.stderr}

@@ -82,8 +82,10 @@ def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server)
 
     page.reload()
     assert chosen_tabs(page) == ["Chainer"] * 5, "kept after a reload"
+    page.goto(f"{server}/_gen/benchmarks/resnet50_features.html")
+    assert chosen_tabs(page) == ["Chainer"] * 4, "kept on another benchmark page"
     page.goto(f"{server}/_gen/environments.html")
-    assert chosen_tabs(page) == ["Chainer"], "kept on another page"
+    assert chosen_tabs(page) == ["Chainer"], "kept on the environments page"
     second = context.new_page()                       # a later visit, same browser profile
     Watch(second, server)
     second.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
@@ -93,7 +95,8 @@ def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server)
     context.close()
 
 
-@pytest.mark.parametrize("path", ["index.html", "_gen/benchmarks/cnn_cifar10.html",
+@pytest.mark.parametrize("path", ["index.html", "_gen/benchmarks/cnn_cifar10.html", "_gen/benchmarks/gru_imdb.html",
+                                  "_gen/benchmarks/resnet50_features.html", "_gen/benchmarks.html",
                                   "_gen/notebooks/cnn_cifar10/mxnet.html", "_gen/frameworks/chainer.html",
                                   "methodology.html", "_gen/environments.html"])
 def test_pages_load_offline_without_console_errors(browser, server, path):

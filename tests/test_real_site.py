@@ -9,6 +9,9 @@ import pytest
 from rosetta import results
 
 FRAMEWORKS = ["pytorch", "tensorflow", "mxnet", "chainer"]
+EXAMPLES = {"cnn_cifar10": ["setup", "data", "model", "train", "infer"],
+            "resnet50_features": ["setup", "data", "model", "infer"],
+            "gru_imdb": ["setup", "data", "model", "train", "infer"]}
 
 
 def test_site_builds_with_warnings_as_errors(smoke_site):
@@ -17,33 +20,67 @@ def test_site_builds_with_warnings_as_errors(smoke_site):
     assert (smoke_site["output"] / "index.html").exists()
 
 
-@pytest.mark.parametrize("framework", FRAMEWORKS)
-def test_every_snippet_ran_in_its_own_environment(smoke_site, project, framework):
+def smoke_result(project, example, framework):
     machine = results.machine_id(results.describe_machine())
-    path = results.result_path(project, machine, "smoke", "cnn_cifar10", framework)
-    record = json.loads(path.read_text())
+    return json.loads(results.result_path(project, machine, "smoke", example, framework).read_text())
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_every_snippet_ran_in_its_own_environment(smoke_site, project, example, framework):
+    record = smoke_result(project, example, framework)
     assert record["status"] == "ok", record.get("error")
-    assert set(record["steps"]) == {"setup", "data", "model", "train", "infer"}
-    assert 0.0 <= record["metrics"]["accuracy"] <= 1.0
-    assert record["metrics"]["train_samples"] == 512
+    assert list(record["steps"]) == sorted(EXAMPLES[example]) or set(record["steps"]) == set(EXAMPLES[example])
     prov = record["provenance"]
-    assert prov["data_source"].startswith("synthetic") and prov["profile"] == "smoke"
-    assert prov["sizes"]["train_images"] == 512
+    assert prov["data_source"].startswith("synthetic") or prov["data_source"].startswith("seeded random")
+    assert prov["profile"] == "smoke" and prov["sizes"] == project.example(example).profiles["smoke"]
     assert set(prov["framework_versions"]) >= {"numpy", "python"}
+    assert record["metrics"]["throughput"] > 0
 
 
-def test_benchmark_page_has_synced_tabs_table_chart_and_downloads(smoke_site):
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_resnet_features_have_the_right_shape_in_inference_mode(smoke_site, project, framework):
+    metrics = smoke_result(project, "resnet50_features", framework)["metrics"]
+    assert metrics["feature_size"] == 2048 and metrics["images"] == 32
+    # one image alone gives the same features as inside its batch: batch-norm is in inference mode
+    assert metrics["batch_independence"] < 1e-2
+    assert "random weights" in smoke_result(project, "resnet50_features", framework)["provenance"]["weights"]
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_gru_reports_its_kernel_and_accuracy(smoke_site, project, framework):
+    metrics = smoke_result(project, "gru_imdb", framework)["metrics"]
+    assert metrics["fused_kernel"].startswith(("yes", "no")) and 0.0 <= metrics["accuracy"] <= 1.0
+    assert metrics["train_samples"] == 256
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_benchmark_pages_have_synced_tabs_table_chart_and_downloads(smoke_site, example):
     html = smoke_site["output"]
-    page = (html / "_gen" / "benchmarks" / "cnn_cifar10.html").read_text()
-    assert page.count('data-sync-group="framework"') == 5 * 4, "5 steps x 4 frameworks"
+    page = (html / "_gen" / "benchmarks" / f"{example}.html").read_text()
+    n_steps = len(EXAMPLES[example])
+    assert page.count('data-sync-group="framework"') == n_steps * 4
     for label in ("PyTorch", "TensorFlow", "MXNet", "Chainer"):
-        assert len(re.findall(rf">\s*{label}\s*</label>", page)) == 5, label
-    assert page.count("Step time:") == 20
-    assert "profile smoke" in page and "train images 512" in page
-    assert "cnn_cifar10-times.png" in page and (html / "_images").glob("cnn_cifar10-times*.png")
+        assert len(re.findall(rf">\s*{label}\s*</label>", page)) == n_steps, label
+    assert page.count("Step time:") == n_steps * 4
+    assert "profile <code" in page and "smoke" in page
+    assert f"{example}-times.png" in page
     for fw in FRAMEWORKS:
-        notebook = (html / "_gen" / "notebooks" / "cnn_cifar10" / f"{fw}.html").read_text()
-        assert f"{fw}.py" in notebook and f"{fw}.ipynb" in notebook and "test accuracy" in notebook
-        assert list((html / "_downloads").rglob(f"{fw}.ipynb")) and list((html / "_downloads").rglob(f"{fw}.py"))
+        notebook = (html / "_gen" / "notebooks" / example / f"{fw}.html").read_text()
+        assert f"{fw}.py" in notebook and f"{fw}.ipynb" in notebook and "reported:" in notebook
+    home = (html / "index.html").read_text()
+    assert f"_gen/benchmarks/{example}.html" in home, "the home page links every benchmark"
+
+
+def test_random_weights_are_named_on_the_resnet_page(smoke_site):
+    page = (smoke_site["output"] / "_gen" / "benchmarks" / "resnet50_features.html").read_text()
+    assert page.count("random weights") >= 2          # the build note and the table legend
+
+
+def test_gru_table_has_the_fused_kernel_column_and_environments_page(smoke_site):
+    html = smoke_site["output"]
+    page = (html / "_gen" / "benchmarks" / "gru_imdb.html").read_text()
+    assert "uses fused GRU kernel?" in page and "fused CPU RNN operator" in page
     environments = (html / "_gen" / "environments.html").read_text()
-    assert "torch==2.13.0" in environments and "mxnet==1.9.1" in environments
+    assert "torch==2.14.1" in environments and "mxnet==1.9.1" in environments
+    assert "tensorflow-cpu==2.21.0" in environments

@@ -195,7 +195,7 @@ def _checksum(source: Source) -> str:
     return "sha256:" + file_digest(source.path, "sha256")
 
 
-def prepare() -> dict:
+def prepare(hp=None) -> dict:
     """Find (or download) and decode CIFAR-10 once; return the cache path and provenance."""
     source = locate_or_download()
     cached = cache_dir() / f"cifar10-v{CACHE_VERSION}-{source.identity()}.npz"

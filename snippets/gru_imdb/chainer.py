@@ -1,0 +1,79 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: 'Rosetta: Chainer'
+#     language: python
+#     name: rosetta-chainer
+# ---
+
+# %% [markdown]
+# # GRU sentiment classifier on IMDB with Chainer
+# `EmbedID` → `NStepGRU` (one layer) → its last hidden state → `Linear`, trained with Adam.
+
+# %% tags=["setup"]
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy as np
+
+from rosetta import report, settings
+from rosetta.data import imdb
+
+hp = settings("gru_imdb")
+rng = np.random.default_rng(hp.seed)
+np.random.seed(hp.seed)                                  # Chainer's initialisers draw from numpy
+try:
+    import cupy as xp
+    device = chainer.get_device("@cupy:0")
+except ImportError:
+    xp, device = np, chainer.get_device("@numpy")
+print(f"Chainer {chainer.__version__} on {device}, profile {hp.profile}")
+
+# %% tags=["data"]
+x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive
+x_train, y_train, x_test, y_test = (device.send(a) for a in (x_train, y_train, x_test, y_test))
+print("train", x_train.shape, "test", x_test.shape)
+
+
+# %% tags=["model"]
+class GRUClassifier(chainer.Chain):
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(hp.vocabulary_size, hp.embedding_size)
+            # NStepGRU takes a list of sequences; on a GPU it is cuDNN's fused kernel.
+            self.gru = L.NStepGRU(1, hp.embedding_size, hp.hidden_size, dropout=0.0)
+            self.fc = L.Linear(hp.hidden_size, 2)
+
+    def forward(self, tokens):
+        sequences = F.separate(self.embed(tokens), axis=0)   # N arrays of (T, embedding)
+        last_hidden, _ = self.gru(None, sequences)           # (layers, N, hidden)
+        return self.fc(last_hidden[-1])                       # logits
+
+
+model = GRUClassifier()
+model.to_device(device)
+optimizer = chainer.optimizers.Adam(alpha=hp.learning_rate, beta1=hp.beta_1, beta2=hp.beta_2, eps=hp.epsilon)
+optimizer.setup(model)
+fused_kernel = "yes (cuDNN)" if xp is not np else "no (CPU: a loop of GRU steps)"
+print(sum(p.size for p in model.params()), "parameters; fused kernel:", fused_kernel)
+
+# %% tags=["train"]
+n_batches = len(x_train) // hp.batch_size                # full batches only
+for epoch in range(hp.epochs):
+    order = device.send(rng.permutation(len(x_train)))
+    for i in range(n_batches):
+        rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        loss = F.softmax_cross_entropy(model(x_train[rows]), y_train[rows])
+        model.cleargrads()
+        loss.backward()
+        optimizer.update()
+    print(f"epoch {epoch + 1}: last batch loss {float(loss.array):.3f}")
+
+# %% tags=["infer"]
+with chainer.using_config("train", False), chainer.no_backprop_mode():
+    predictions = xp.concatenate([model(x_test[i:i + hp.batch_size]).array.argmax(axis=1)
+                                  for i in range(0, len(x_test), hp.batch_size)])
+accuracy = float((predictions == y_test).mean())
+print(f"test accuracy {accuracy:.4f}")
+report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size, fused_kernel=fused_kernel)
