@@ -1,4 +1,6 @@
 # Two commands on a fresh machine:  make html   and   make test
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 PYTHON ?= python3.11
 VENV := .envs/docs
 PY := $(VENV)/bin/python
@@ -20,7 +22,9 @@ test: $(VENV)/.installed
 # The build's own environment: Sphinx stack, nbclient, matplotlib, pytest, playwright.
 $(VENV)/.installed: envs/docs.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q -r envs/docs.txt
+	# (this machine's pip repeats a harmless warning per package about its extra indexes)
+	$(PY) -m pip install --disable-pip-version-check -q -r envs/docs.txt 2>&1 \
+		| { grep -v "is ignored: it is neither a file nor a directory" || true; }
 	touch $@
 
 clean:

@@ -37,6 +37,7 @@ def parse_args(argv):
     parser.add_argument("--no-sphinx", action="store_true", help="stop after writing the pages")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--output", type=Path, help="HTML folder (default: _build/html)")
+    parser.add_argument("--results", type=Path, help="results folder (default: results/)")
     return parser.parse_args(argv)
 
 
@@ -195,7 +196,7 @@ def run_sphinx(project: Project, output: Path) -> int:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    project = Project(root=args.root.resolve())
+    project = Project(root=args.root.resolve(), results=args.results.resolve() if args.results else None)
     try:
         profile = resolve_profile(args.profile)
         all_frameworks, all_examples = project.frameworks(), project.examples()

@@ -199,9 +199,12 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
     legend, header = [], ["Framework", "API"]
     for number, (machine, profile) in enumerate(columns, 1):
         tag = f"[{number}]"
-        weights = ", **random weights**" if random_weights(by_column.get((machine, profile), {})) else ""
+        column_results = by_column.get((machine, profile), {})
+        weights = ", **random weights**" if random_weights(column_results) else ""
+        repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
+        runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
         legend.append(f"{tag} {machine_labels.get(machine, machine)}, profile `{profile}` "
-                      f"({sizes_text(example.profiles.get(profile, {}))}){weights}")
+                      f"({sizes_text(example.profiles.get(profile, {}))}){weights}{runs}")
         header.append(f"{example.timed_step} s {tag}")
         header += [f"{m['label']} {tag}" for m in example.table_metrics]
     reference = example.reference
@@ -305,7 +308,8 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
         versions = ", ".join(f"{k} {v}" for k, v in prov.get("framework_versions", {}).items())
         if result["status"] == "ok":
             info.append(f"Executed {prov.get('date', '')} on {result.get('machine_label', '')}, profile "
-                        f"{result['profile']}; {versions}. Data: {prov.get('data_source', '')}.")
+                        f"{result['profile']}; {versions}. Data: {prov.get('data_source', '')}. "
+                        f"Weights: {prov.get('weights', '')}.")
         else:
             info.append(f"({traceback_label(example.name, fw.name)})=")
             info.append(f"**This run did not complete ({STATUS_TEXT.get(result['status'], result['status'])}).**")

@@ -84,3 +84,24 @@ def test_gru_table_has_the_fused_kernel_column_and_environments_page(smoke_site)
     environments = (html / "_gen" / "environments.html").read_text()
     assert "torch==2.14.1" in environments and "mxnet==1.9.1" in environments
     assert "tensorflow-cpu==2.21.0" in environments
+
+
+def test_pretrained_weights_offline_without_the_setting_fail_clearly(smoke_site, tmp_path):
+    """No internet and no ROSETTA_WEIGHTS=random: each ResNet tab fails at its model step with a
+    hint, nothing falls back silently, and the site still builds."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    env = {k: v for k, v in os.environ.items() if k != "ROSETTA_WEIGHTS"}
+    cmd = [sys.executable, str(REPO / "build_docs.py"), "--profile", "smoke", "--examples", "resnet50_features",
+           "--results", str(tmp_path / "results"), "--output", str(tmp_path / "html"), "--timeout", "300"]
+    run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200, env=env)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    for fw in FRAMEWORKS:
+        record = json.loads(next((tmp_path / "results").glob(f"*/smoke/resnet50_features/{fw}.json")).read_text())
+        assert record["status"] == "failed" and record["error"]["step"] == "model", (fw, record["error"])
+        assert not record["provenance"]["weights"].startswith("random weights")
+    page = (tmp_path / "html" / "_gen" / "benchmarks" / "resnet50_features.html").read_text()
+    assert page.count("ROSETTA_WEIGHTS=random") >= 4 and "This step failed" in page

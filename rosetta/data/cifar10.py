@@ -13,18 +13,16 @@ asks for it (``smoke``), and is then named as the data source.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import pickle
 import tarfile
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..report import note
-from .fetch import DataError, cache_dir, data_dirs, download, file_digest, tree_fingerprint, verify
+from .fetch import DataError, Source, cache_dir, data_dirs, found_or_downloaded, verify
 
 OFFICIAL_URL = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
 OFFICIAL_ARCHIVE = "cifar-10-python.tar.gz"
@@ -42,19 +40,6 @@ WHAT_TO_PROVIDE = (
     "image folder cifar10-jpeg/{train,test}/<class>/<image> (folder or .tar.gz) in a folder "
     "named by ROSETTA_DATA, e.g. ROSETTA_DATA=/path/to/data make html"
 )
-
-
-@dataclass(frozen=True)
-class Source:
-    kind: str      # "official archive", "official folder", "image-folder archive", "image folder"
-    path: Path
-
-    def identity(self) -> str:
-        """Cheap key for the decoded cache: path, size and time of the source."""
-        if self.path.is_dir():
-            return tree_fingerprint(self.path)[:16]
-        stat = self.path.stat()
-        return hashlib.sha256(f"{self.path.resolve()}:{stat.st_size}:{int(stat.st_mtime)}".encode()).hexdigest()[:16]
 
 
 def locate() -> Source | None:
@@ -77,15 +62,7 @@ def locate() -> Source | None:
 
 
 def locate_or_download() -> Source:
-    source = locate()
-    if source is not None:
-        return source
-    searched = ", ".join(str(d) for d in data_dirs())
-    try:
-        path = download(OFFICIAL_URL, cache_dir() / OFFICIAL_ARCHIVE, "md5", OFFICIAL_MD5, "CIFAR-10")
-    except DataError as exc:
-        raise DataError(f"CIFAR-10 not found (looked in: {searched}) and {exc}. {WHAT_TO_PROVIDE}.") from None
-    return Source("official archive", path)
+    return found_or_downloaded(locate(), OFFICIAL_URL, OFFICIAL_ARCHIVE, "md5", OFFICIAL_MD5, "CIFAR-10", WHAT_TO_PROVIDE)
 
 
 # --- decoding ---------------------------------------------------------------------------
@@ -189,12 +166,6 @@ def _decode_image_folder(source: Source):
     return tuple(arrays)
 
 
-def _checksum(source: Source) -> str:
-    if source.path.is_dir():
-        return "tree:" + tree_fingerprint(source.path)
-    return "sha256:" + file_digest(source.path, "sha256")
-
-
 def prepare(hp=None) -> dict:
     """Find (or download) and decode CIFAR-10 once; return the cache path and provenance."""
     source = locate_or_download()
@@ -204,7 +175,7 @@ def prepare(hp=None) -> dict:
         x_train, y_train, x_test, y_test = decode(source)
         tmp = cached.with_name(cached.name + ".part.npz")
         np.savez(tmp, x_train=x_train, y_train=y_train, x_test=x_test, y_test=y_test,
-                 source=f"{source.kind}: {source.path.name}", checksum=_checksum(source))
+                 source=f"{source.kind}: {source.path.name}", checksum=source.checksum())
         tmp.replace(cached)
     return {"cache": str(cached), "source": f"{source.kind}: {source.path}"}
 

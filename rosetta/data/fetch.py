@@ -12,6 +12,7 @@ import os
 import shutil
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -76,3 +77,36 @@ def tree_fingerprint(folder: Path) -> str:
             stat = path.stat()
             digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{int(stat.st_mtime)}\n".encode())
     return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a data set was found: an archive or an extracted folder, and of which kind."""
+    kind: str
+    path: Path
+
+    def identity(self) -> str:
+        """Cheap key for the decoded cache: path, size and time of the source."""
+        if self.path.is_dir():
+            return tree_fingerprint(self.path)[:16]
+        stat = self.path.stat()
+        return hashlib.sha256(f"{self.path.resolve()}:{stat.st_size}:{int(stat.st_mtime)}".encode()).hexdigest()[:16]
+
+    def checksum(self) -> str:
+        """The full checksum, recorded in every result's provenance."""
+        if self.path.is_dir():
+            return "tree:" + tree_fingerprint(self.path)
+        return "sha256:" + file_digest(self.path, "sha256")
+
+
+def found_or_downloaded(found: Source | None, url: str, archive: str, algorithm: str, expected: str,
+                        what: str, what_to_provide: str) -> Source:
+    """The source found locally, else the official archive downloaded into the cache."""
+    if found is not None:
+        return found
+    searched = ", ".join(str(d) for d in data_dirs())
+    try:
+        path = download(url, cache_dir() / archive, algorithm, expected, what)
+    except DataError as exc:
+        raise DataError(f"{what} not found (looked in: {searched}) and {exc}. {what_to_provide}.") from None
+    return Source("official archive", path)

@@ -18,18 +18,16 @@ Processing follows Keras' ``imdb.py`` (which the original study used, pre-tokeni
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import tarfile
 import zlib
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..report import note
-from .fetch import DataError, cache_dir, data_dirs, download, file_digest, tree_fingerprint, verify
+from .fetch import DataError, Source, cache_dir, data_dirs, found_or_downloaded, verify
 
 OFFICIAL_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 OFFICIAL_ARCHIVE = "aclImdb_v1.tar.gz"
@@ -50,18 +48,6 @@ def tokenize(text: str) -> list[str]:
     return TOKEN.findall(text.lower().replace("<br />", " "))
 
 
-@dataclass(frozen=True)
-class Source:
-    kind: str      # "official archive", "archive", "folder"
-    path: Path
-
-    def identity(self) -> str:
-        if self.path.is_dir():
-            return tree_fingerprint(self.path)[:16]
-        stat = self.path.stat()
-        return hashlib.sha256(f"{self.path.resolve()}:{stat.st_size}:{int(stat.st_mtime)}".encode()).hexdigest()[:16]
-
-
 def locate() -> Source | None:
     for folder in data_dirs():
         if not folder.is_dir():
@@ -76,15 +62,7 @@ def locate() -> Source | None:
 
 
 def locate_or_download() -> Source:
-    source = locate()
-    if source is not None:
-        return source
-    searched = ", ".join(str(d) for d in data_dirs())
-    try:
-        path = download(OFFICIAL_URL, cache_dir() / OFFICIAL_ARCHIVE, "sha256", OFFICIAL_SHA256, "IMDB")
-    except DataError as exc:
-        raise DataError(f"IMDB not found (looked in: {searched}) and {exc}. {WHAT_TO_PROVIDE}.") from None
-    return Source("official archive", path)
+    return found_or_downloaded(locate(), OFFICIAL_URL, OFFICIAL_ARCHIVE, "sha256", OFFICIAL_SHA256, "IMDB", WHAT_TO_PROVIDE)
 
 
 def _labelled_path(parts: tuple[str, ...]):
@@ -142,12 +120,6 @@ def encode(words: list[str], index: dict[str, int], vocabulary_size: int, max_le
     return row
 
 
-def _checksum(source: Source) -> str:
-    if source.path.is_dir():
-        return "tree:" + tree_fingerprint(source.path)
-    return "sha256:" + file_digest(source.path, "sha256")
-
-
 def prepare(hp) -> dict:
     """Find (or download), tokenise and encode IMDB once; return the cache path and provenance."""
     vocabulary_size, max_length = hp.vocabulary_size, hp.max_length
@@ -162,7 +134,7 @@ def prepare(hp) -> dict:
             arrays[f"x_{split}"] = np.stack([encode(w, index, vocabulary_size, max_length) for w in words[split]])
             arrays[f"y_{split}"] = np.array([label for _, _, label in reviews[split]], dtype=np.int32)
         tmp = cached.with_name(cached.name + ".part.npz")
-        np.savez(tmp, **arrays, source=f"{source.kind}: {source.path.name}", checksum=_checksum(source),
+        np.savez(tmp, **arrays, source=f"{source.kind}: {source.path.name}", checksum=source.checksum(),
                  distinct_words=len(index))
         tmp.replace(cached)
     return {"cache": str(cached), "source": f"{source.kind}: {source.path}"}
