@@ -153,6 +153,20 @@ def test_editing_one_snippet_reexecutes_only_it(tiny, capsys):
     assert "This step failed" not in page and "42" in page
 
 
+def test_an_unselected_changed_snippet_is_shown_as_stale(tiny, capsys):
+    path = tiny / "snippets" / "tiny" / "beta.py"
+    original = path.read_text()
+    path.write_text(original.replace("total = 2 * 21", "total = 2 * 22"))
+    try:
+        code, out = run(tiny, "--examples", "tiny", "--frameworks", "alpha", capsys=capsys)
+        assert code == 0 and "run 1/1" not in out
+        assert "tiny/beta: stale (not selected)" in out
+        page = (tiny / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
+        assert "Stale: the snippet or its environment changed" in page and "(stale)" in page
+    finally:
+        path.write_text(original)
+
+
 def test_a_framework_that_cannot_install_is_reported_and_the_rest_builds(tiny, capsys):
     (tiny / "envs" / "gamma.toml").write_text(TOML.format(label="Gamma", order=3))
     (tiny / "envs" / "gamma.txt").write_text("rosetta-no-such-package-anywhere==0.0.1\n")
