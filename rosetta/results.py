@@ -7,6 +7,7 @@ treated as absent (so it is re-measured, never misread).
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -91,14 +92,26 @@ def machine_label(machine: dict) -> str:
 
 # --- cache key and provenance -----------------------------------------------------------------
 
+def code_identity(source: str) -> str:
+    """What a module does, not how it is commented: its syntax tree without docstrings."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
 def snippet_side_hash(example: Example) -> str:
+    """Identity of the package code the example's snippets run (a comment edit changes nothing)."""
     digest = hashlib.sha256()
     files = list(SNIPPET_SIDE_CODE)
     if example.data_module:
         files.append(example.data_module.replace(".", "/") + ".py")
     for entry in files:
         path = REPO_ROOT / entry
-        digest.update(entry.encode() + (path.read_bytes() if path.exists() else b""))
+        digest.update(entry.encode() + (code_identity(path.read_text()).encode() if path.exists() else b""))
     return digest.hexdigest()
 
 

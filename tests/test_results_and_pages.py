@@ -69,3 +69,10 @@ def test_outputs_text_is_capped():
     cell = {"outputs": [{"output_type": "stream", "text": "\n".join(str(i) for i in range(100))}]}
     text = pages.outputs_text([cell])
     assert text.splitlines()[-1].startswith("… 60 more lines")
+
+
+def test_code_identity_ignores_comments_and_docstrings_only():
+    base = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
+    assert results.code_identity(base) == results.code_identity('def f(x):\n    """Other doc."""\n    return x + 1\n')
+    assert results.code_identity(base) == results.code_identity('def f(x):\n    return x + 1\n')
+    assert results.code_identity(base) != results.code_identity('def f(x):\n    """Doc."""\n    return x + 2\n')

@@ -2,7 +2,7 @@
 
 Where data is looked for (the one documented setting):
   ROSETTA_DATA   folders (separated by ':') that hold data archives or extracted folders,
-                 searched first, e.g. ROSETTA_DATA=../shared/data
+                 searched first, e.g. ROSETTA_DATA=/data/sets
   ROSETTA_CACHE  where downloads and decoded arrays are kept (default ~/.cache/rosetta-stone)
 """
 from __future__ import annotations
