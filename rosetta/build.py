@@ -243,9 +243,15 @@ def main(argv=None) -> int:
     written = pages.write_site(project, all_examples, all_frameworks, all_results, envs,
                                profile, machine, machine_info)
     log(f"pages: {written} written or updated")
-    failures = [(ex, fw, r["status"], r.get("reason", ""))
-                for ex, per_fw in all_results.items() for fw, r in per_fw.items()
-                if r["status"] in BAD_STATUSES and fw in selected]
+    # One line per distinct problem: a missing data set stops every tab of its example alike.
+    examples_by_name = {ex.name: ex for ex in all_examples}
+    failures: dict[tuple[str, str, str], list[str]] = {}
+    for ex, per_fw in all_results.items():
+        for fw, r in per_fw.items():
+            if r["status"] in BAD_STATUSES and fw in selected:
+                reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
+                hint = examples_by_name[ex].failure_hints.get((r.get("error") or {}).get("step", ""), "")
+                failures.setdefault((ex, r["status"], f"{reason} {hint}".strip()), []).append(fw)
     status = 0
     if not args.no_sphinx:
         output = (args.output or project.build / "html").resolve()
@@ -255,9 +261,9 @@ def main(argv=None) -> int:
             log(f"site: {output / 'index.html'}")
     log(f"done in {time.perf_counter() - started:.1f} s")
     if failures:
-        log(f"{len(failures)} snippet(s) did not run:")
-        for ex, fw, state, reason in failures:
-            log(f"  {ex}/{fw}: {state}: {reason.splitlines()[0] if reason else ''}")
+        log(f"{sum(map(len, failures.values()))} snippet(s) did not run:")
+        for (ex, state, reason), fws in failures.items():
+            log(f"  {ex}/{','.join(fws)}: {state}: {reason}")
     if status:
         return status
     return 1 if (args.strict and failures) else 0
