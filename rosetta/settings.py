@@ -3,9 +3,13 @@
 A snippet calls ``settings("cnn_cifar10")`` and gets the example's hyper-parameters merged
 with the sizes of the active profile (``ROSETTA_PROFILE``; the build sets it, and by hand
 it defaults to ``full`` on a GPU machine and ``cpu`` otherwise).
+
+``ROSETTA_OVERRIDES`` (a JSON object) replaces settings that already exist, e.g. the
+equivalence checks set every dropout rate to 0. An unknown name is an error, not a no-op.
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from types import MappingProxyType
@@ -51,6 +55,11 @@ def settings(example: str, profile: str | None = None, snippets: Path | None = N
         raise KeyError(f"example {example!r} defines no {profile!r} profile")
     values = {**ex.hyperparameters, **ex.profiles[profile]}
     values.setdefault("data", "real")
+    overrides = json.loads(os.environ.get("ROSETTA_OVERRIDES") or "{}")
+    for name, value in overrides.items():
+        if name not in values:
+            raise KeyError(f"ROSETTA_OVERRIDES: {example} has no setting {name!r} (known: {', '.join(values)})")
+        values[name] = value
     if "weights" in values:
         chosen = os.environ.get("ROSETTA_WEIGHTS") or values["weights"]
         values["weights"] = check_name("ROSETTA_WEIGHTS value", chosen, WEIGHTS_CHOICES)

@@ -23,3 +23,12 @@ def test_weights_setting_is_explicit_and_recorded(monkeypatch):
     monkeypatch.setenv("ROSETTA_WEIGHTS", "randm")
     with pytest.raises(UsageError, match="Did you mean 'random'"):
         settings("resnet50_features", "cpu")
+
+
+def test_overrides_replace_existing_settings_only(monkeypatch):
+    monkeypatch.setenv("ROSETTA_OVERRIDES", '{"dropout_dense": 0.0, "batch_size": 8}')
+    hp = settings("cnn_cifar10", "cpu")
+    assert hp.dropout_dense == 0.0 and hp.batch_size == 8 and hp.dropout_conv == 0.25
+    monkeypatch.setenv("ROSETTA_OVERRIDES", '{"dropout": 0.0}')
+    with pytest.raises(KeyError, match="has no setting 'dropout'"):
+        settings("cnn_cifar10", "cpu")

@@ -53,10 +53,10 @@ class VGGish(chainer.Chain):
     def forward(self, x):
         # F.dropout reads chainer.config.train: on while training, off inside using_config("train", False).
         h = F.relu(self.conv1(x))
-        h = F.dropout(F.relu(F.max_pooling_2d(self.conv2(h), 2, 2)), 0.25)
+        h = F.dropout(F.relu(F.max_pooling_2d(self.conv2(h), 2, 2)), hp.dropout_conv)
         h = F.relu(self.conv3(h))
-        h = F.dropout(F.relu(F.max_pooling_2d(self.conv4(h), 2, 2)), 0.25)
-        h = F.dropout(F.relu(self.fc1(h)), 0.5)         # Linear flattens its input itself
+        h = F.dropout(F.relu(F.max_pooling_2d(self.conv4(h), 2, 2)), hp.dropout_conv)
+        h = F.dropout(F.relu(self.fc1(h)), hp.dropout_dense)         # Linear flattens its input itself
         return self.fc2(h)                               # logits
 
 
@@ -64,6 +64,7 @@ model = VGGish()
 model.to_device(device)
 optimizer = chainer.optimizers.MomentumSGD(lr=hp.learning_rate, momentum=hp.momentum)
 optimizer.setup(model)
+loss_fn = F.softmax_cross_entropy                        # softmax inside, on logits; mean over the batch
 print(sum(p.size for p in model.params()), "parameters")
 
 # %% tags=["train"]
@@ -72,7 +73,7 @@ for epoch in range(hp.epochs):
     order = device.send(rng.permutation(len(x_train)))
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
-        loss = F.softmax_cross_entropy(model(x_train[rows]), y_train[rows])
+        loss = loss_fn(model(x_train[rows]), y_train[rows])
         model.cleargrads()
         loss.backward()
         optimizer.update()

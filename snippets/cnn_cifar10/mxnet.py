@@ -41,15 +41,15 @@ model.add(
     nn.Conv2D(50, kernel_size=3, padding=1),
     nn.MaxPool2D(pool_size=2, strides=2),
     nn.Activation("relu"),
-    nn.Dropout(0.25),
+    nn.Dropout(hp.dropout_conv),
     nn.Conv2D(100, kernel_size=3, padding=1, activation="relu"),
     nn.Conv2D(100, kernel_size=3, padding=1),
     nn.MaxPool2D(pool_size=2, strides=2),
     nn.Activation("relu"),
-    nn.Dropout(0.25),
+    nn.Dropout(hp.dropout_conv),
     nn.Flatten(),
     nn.Dense(512, activation="relu"),
-    nn.Dropout(0.5),
+    nn.Dropout(hp.dropout_dense),
     nn.Dense(10),                                        # logits
 )
 # Gluon's default kernel init is uniform(-0.07, 0.07): ask for Glorot-uniform (biases start at 0).

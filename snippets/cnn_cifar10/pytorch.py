@@ -55,17 +55,19 @@ class VGGish(nn.Module):
     def forward(self, x):
         x = F.relu(self.conv1(x))
         x = F.relu(F.max_pool2d(self.conv2(x), 2))     # ReLU after pooling: same result, 4x cheaper
-        x = F.dropout(x, 0.25, training=self.training)
+        x = F.dropout(x, hp.dropout_conv, training=self.training)
         x = F.relu(self.conv3(x))
         x = F.relu(F.max_pool2d(self.conv4(x), 2))
-        x = F.dropout(x, 0.25, training=self.training)
+        x = F.dropout(x, hp.dropout_conv, training=self.training)
         x = F.relu(self.fc1(torch.flatten(x, 1)))
-        x = F.dropout(x, 0.5, training=self.training)
+        x = F.dropout(x, hp.dropout_dense, training=self.training)
         return self.fc2(x)                              # logits: softmax lives in the loss
 
 
 model = VGGish().to(device)
+# PyTorch's momentum: v = m*v + g; w -= lr*v. The same steps as v = m*v - lr*g; w += v while lr is fixed.
 optimizer = torch.optim.SGD(model.parameters(), lr=hp.learning_rate, momentum=hp.momentum)
+loss_fn = nn.CrossEntropyLoss()                 # softmax inside, on logits; mean over the batch
 print(sum(p.numel() for p in model.parameters()), "parameters")
 
 # %% tags=["train"]
@@ -76,7 +78,7 @@ for epoch in range(hp.epochs):
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
         optimizer.zero_grad()
-        loss = F.cross_entropy(model(x_train[rows]), y_train[rows])
+        loss = loss_fn(model(x_train[rows]), y_train[rows])
         loss.backward()
         optimizer.step()
     print(f"epoch {epoch + 1}: last batch loss {loss.item():.3f}")   # .item() also waits for the GPU

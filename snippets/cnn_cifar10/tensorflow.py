@@ -47,15 +47,15 @@ model = keras.Sequential([
     layers.Conv2D(50, 3, padding="same"),
     layers.MaxPooling2D(2),
     layers.Activation("relu"),
-    layers.Dropout(0.25),
+    layers.Dropout(hp.dropout_conv),
     layers.Conv2D(100, 3, padding="same", activation="relu"),
     layers.Conv2D(100, 3, padding="same"),
     layers.MaxPooling2D(2),
     layers.Activation("relu"),
-    layers.Dropout(0.25),
+    layers.Dropout(hp.dropout_conv),
     layers.Flatten(),
     layers.Dense(512, activation="relu"),
-    layers.Dropout(0.5),
+    layers.Dropout(hp.dropout_dense),
     layers.Dense(10),                                    # logits
 ])
 model.compile(

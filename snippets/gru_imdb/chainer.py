@@ -39,11 +39,12 @@ print("train", x_train.shape, "test", x_test.shape)
 class GRUClassifier(chainer.Chain):
     def __init__(self):
         super().__init__()
+        uniform = chainer.initializers.Uniform(hp.init_scale)   # biases start at 0
         with self.init_scope():
-            self.embed = L.EmbedID(hp.vocabulary_size, hp.embedding_size)
+            self.embed = L.EmbedID(hp.vocabulary_size, hp.embedding_size, initialW=uniform)
             # NStepGRU takes a list of sequences; on a GPU it is cuDNN's fused kernel.
-            self.gru = L.NStepGRU(1, hp.embedding_size, hp.hidden_size, dropout=0.0)
-            self.fc = L.Linear(hp.hidden_size, 2)
+            self.gru = L.NStepGRU(1, hp.embedding_size, hp.hidden_size, dropout=0.0, initialW=uniform)
+            self.fc = L.Linear(hp.hidden_size, 2, initialW=uniform)
 
     def forward(self, tokens):
         sequences = F.separate(self.embed(tokens), axis=0)   # N arrays of (T, embedding)
@@ -55,6 +56,7 @@ model = GRUClassifier()
 model.to_device(device)
 optimizer = chainer.optimizers.Adam(alpha=hp.learning_rate, beta1=hp.beta_1, beta2=hp.beta_2, eps=hp.epsilon)
 optimizer.setup(model)
+loss_fn = F.softmax_cross_entropy                        # softmax inside, on logits; mean over the batch
 fused_kernel = "yes (cuDNN)" if xp is not np else "no (CPU: a loop of GRU steps)"
 print(sum(p.size for p in model.params()), "parameters; fused kernel:", fused_kernel)
 
@@ -64,7 +66,7 @@ for epoch in range(hp.epochs):
     order = device.send(rng.permutation(len(x_train)))
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
-        loss = F.softmax_cross_entropy(model(x_train[rows]), y_train[rows])
+        loss = loss_fn(model(x_train[rows]), y_train[rows])
         model.cleargrads()
         loss.backward()
         optimizer.update()

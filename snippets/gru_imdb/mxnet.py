@@ -48,7 +48,7 @@ class GRUClassifier(gluon.HybridBlock):
 
 
 model = GRUClassifier()
-model.initialize(mx.init.Xavier(), ctx=ctx)
+model.initialize(mx.init.Uniform(hp.init_scale), ctx=ctx)   # biases keep their own default: 0
 model.hybridize(static_alloc=True, static_shape=True)
 trainer = gluon.Trainer(model.collect_params(), "adam",
                         {"learning_rate": hp.learning_rate, "beta1": hp.beta_1, "beta2": hp.beta_2,

@@ -41,6 +41,11 @@ class GRUClassifier(nn.Module):
         # nn.GRU runs the whole sequence in one call: cuDNN's fused kernel on a GPU.
         self.gru = nn.GRU(hp.embedding_size, hp.hidden_size, batch_first=True)
         self.fc = nn.Linear(hp.hidden_size, 2)
+        for name, weight in self.named_parameters():     # the same start as the other tabs
+            if "bias" in name:
+                nn.init.zeros_(weight)
+            else:
+                nn.init.uniform_(weight, -hp.init_scale, hp.init_scale)
 
     def forward(self, tokens):
         _, last_hidden = self.gru(self.embedding(tokens))   # (layers, N, hidden): the last time step
@@ -50,6 +55,7 @@ class GRUClassifier(nn.Module):
 model = GRUClassifier().to(device)
 optimizer = torch.optim.Adam(model.parameters(), lr=hp.learning_rate,
                              betas=(hp.beta_1, hp.beta_2), eps=hp.epsilon)
+loss_fn = nn.CrossEntropyLoss()                          # softmax inside, on logits; mean over the batch
 fused_kernel = "yes (cuDNN)" if device.type == "cuda" and torch.backends.cudnn.enabled else \
     "no (CPU: ATen loops over time steps)"
 print(sum(p.numel() for p in model.parameters()), "parameters; fused kernel:", fused_kernel)
@@ -62,7 +68,7 @@ for epoch in range(hp.epochs):
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
         optimizer.zero_grad()
-        loss = F.cross_entropy(model(x_train[rows]), y_train[rows])
+        loss = loss_fn(model(x_train[rows]), y_train[rows])
         loss.backward()
         optimizer.step()
     print(f"epoch {epoch + 1}: last batch loss {loss.item():.3f}")   # .item() also waits for the GPU

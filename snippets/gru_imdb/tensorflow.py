@@ -36,12 +36,18 @@ print("train", x_train.shape, "test", x_test.shape)
 # %% tags=["model"]
 from keras import layers
 
-model = keras.Sequential([
+
+def uniform():   # one initializer per tensor: an unseeded instance used twice repeats its values
+    return keras.initializers.RandomUniform(-hp.init_scale, hp.init_scale)
+
+
+model = keras.Sequential([                               # biases start at 0 (Keras' default)
     keras.Input(shape=(hp.max_length,), dtype="int32"),
-    layers.Embedding(hp.vocabulary_size, hp.embedding_size),
+    layers.Embedding(hp.vocabulary_size, hp.embedding_size, embeddings_initializer=uniform()),
     # With its default settings, GRU runs cuDNN's fused kernel on a GPU; on a CPU a loop of cells.
-    layers.GRU(hp.hidden_size),                          # returns the output at the last time step
-    layers.Dense(2),                                     # logits
+    # Its default reset_after=True is the convention of the other tabs (cuDNN's).
+    layers.GRU(hp.hidden_size, kernel_initializer=uniform(), recurrent_initializer=uniform()),
+    layers.Dense(2, kernel_initializer=uniform()),       # logits
 ])
 model.compile(
     # Keras' default epsilon is 1e-7: use the original's 1e-8.

@@ -1,0 +1,334 @@
+"""Equivalence stage: does every tab compute the same function?
+
+For an example with ``snippets/<example>/equivalence/weights.toml``, each framework's worker
+(``equivalence_worker``, in that framework's environment, one at a time) runs the snippet's
+own steps up to the timed one, loads the same neutral weights through its adapter, computes
+logits for the same batch and trains the same batches. This module compares every pair:
+round trip exact, logits, the loss at every step, the final weights; each against the
+tolerance in weights.toml. A failure names the pair and the size of the difference.
+
+The result (plain JSON) lives in results/<machine>/<profile>/_equivalence/<example>.json.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import environments, neutral, results
+from .project import Example, Framework, Project
+from .settings import settings
+from .snippets import SnippetError, parse
+
+API_VERSION = 1
+FOLDER = "equivalence"                   # snippets/<example>/equivalence/
+RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
+WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/equivalence.py")
+WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
+
+
+def spec_folder(example: Example) -> Path:
+    return example.folder / FOLDER
+
+
+def has_checks(example: Example) -> bool:
+    return (spec_folder(example) / neutral.SPEC_FILE).exists()
+
+
+def adapter_path(example: Example, framework: str) -> Path:
+    return spec_folder(example) / f"{framework}.py"
+
+
+def result_path(project: Project, machine: str, profile: str, example: str) -> Path:
+    return project.results / machine / profile / RESULTS_FOLDER / f"{example}.json"
+
+
+def load_spec(project: Project, example: Example, profile: str) -> neutral.Spec:
+    """The spec with shapes resolved against the settings the checks run under (overrides applied)."""
+    folder = spec_folder(example)
+    plain = settings(example.name, profile, snippets=project.snippets).as_dict()
+    overrides = neutral.load_spec(folder, plain).overrides
+    return neutral.load_spec(folder, {**plain, **overrides})
+
+
+def cache_key(project: Project, example: Example, frameworks: list[Framework], envs: dict,
+              profile: str, machine: str) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(spec_folder(example).iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
+    for fw in frameworks:
+        env = envs.get(fw.name)
+        digest.update(fw.name.encode() + example.snippet_path(fw.name).read_bytes()
+                      + (env.fingerprint_hash.encode() if env is not None and env.ok else b"-"))
+    for entry in WORKER_CODE:
+        path = results.REPO_ROOT / entry
+        digest.update(results.code_identity(path.read_text()).encode())
+    for part in ((example.folder / "example.toml").read_bytes(), results.snippet_side_hash(example).encode(),
+                 profile.encode(), machine.encode()):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+# --- running one framework ------------------------------------------------------------------------
+
+def code_before_timed_step(example: Example, path: Path) -> str:
+    """The snippet's steps up to (not including) the timed one: setup, data, model."""
+    steps = parse(path, example).steps
+    names = [s.name for s in steps]
+    end = names.index(example.timed_step) if example.timed_step in names else len(steps)
+    return "\n\n".join(s.code for s in steps[:end])
+
+
+def run_framework(project: Project, example: Example, fw: Framework, spec: neutral.Spec, profile: str,
+                  inputs: dict, job_dir: Path, change: str = "") -> dict:
+    """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
+    the snippet's steps (a note's experiment, e.g. moving Adam's epsilon)."""
+    if job_dir.exists():
+        shutil.rmtree(job_dir)
+    job_dir.mkdir(parents=True)
+    try:
+        code = code_before_timed_step(example, example.snippet_path(fw.name))
+    except SnippetError as exc:
+        return {"status": "failed", "reason": str(exc)}
+    (job_dir / "job.json").write_text(json.dumps({
+        "snippet": str(example.snippet_path(fw.name)), "code": code + ("\n\n" + change if change else ""),
+        "adapter": str(adapter_path(example, fw.name))}))
+    neutral.save(job_dir / "weights.npz", inputs["weights"])
+    neutral.save(job_dir / "batches.npz", inputs["batches"])
+    run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
+    run_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
+           "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
+           "TF_CPP_MIN_LOG_LEVEL": "2"}
+    command = [str(environments.venv_python(project, fw)), "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=run_dir, env=env, capture_output=True, text=True,
+                              timeout=WORKER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "reason": f"no answer within {WORKER_TIMEOUT} s"}
+    seconds = time.perf_counter() - started
+    (job_dir / "log.txt").write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
+        return {"status": "failed", "reason": f"worker exited {done.returncode}: {tail[0]}",
+                "log": str(job_dir / "log.txt"), "seconds": seconds}
+    return {"status": "ok", "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz")}
+
+
+# --- comparing ---------------------------------------------------------------------------------------
+
+def split(arrays: dict, prefix: str) -> dict:
+    return {name[len(prefix):]: value for name, value in arrays.items() if name.startswith(prefix)}
+
+
+def max_difference(a: dict, b: dict) -> tuple[float, str]:
+    """Largest |a - b| over all tensors, and the tensor where it is."""
+    worst, where = 0.0, ""
+    for name in a:
+        diff = float(np.max(np.abs(a[name].astype(np.float64) - b[name].astype(np.float64))))
+        if diff > worst or not where:
+            worst, where = diff, name
+    return worst, where
+
+
+def loss_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:
+    """Largest relative difference of two loss curves, and the step (1-based) where it is."""
+    relative = np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
+    step = int(np.argmax(relative))
+    return float(relative[step]), step + 1
+
+
+def pair_tolerance(spec: neutral.Spec, a: str, b: str) -> float:
+    """The final-weights tolerance of a pair: a note about either side may allow the size it explains."""
+    allowed = [n["weights_tolerance"] for n in spec.notes
+               if "weights_tolerance" in n and {a, b} & set(n["frameworks"])]
+    return max([spec.tolerance["weights"], *allowed])
+
+
+def compare(spec: neutral.Spec, initial: dict, outputs: dict[str, dict]) -> dict:
+    """Every pair of frameworks that ran; failures are sentences naming the pair and the size."""
+    tol = spec.tolerance
+    failures, roundtrip = [], {}
+    finals = {}
+    for name, arrays in outputs.items():
+        back, final = split(arrays, "roundtrip/"), split(arrays, "final/")
+        try:
+            neutral.check_weights(spec, back, f"{name} adapter, read after load")
+            neutral.check_weights(spec, final, f"{name} adapter, read after training")
+        except neutral.SpecError as exc:
+            failures.append(str(exc))
+            roundtrip[name] = None
+            continue
+        diff, where = max_difference(back, initial)
+        roundtrip[name] = diff
+        if diff != 0:
+            failures.append(f"{name}: round trip neutral -> {name} -> neutral is not exact: "
+                            f"{where} differs by {diff:.3g}")
+        finals[name] = final
+    names = [n for n in outputs if roundtrip.get(n) is not None]
+    logits, losses, weights, weights_tolerance = {}, {}, {}, {}
+    for a, b in itertools.combinations(names, 2):
+        pair = f"{a} vs {b}"
+        la, lb = outputs[a]["logits"].astype(np.float64), outputs[b]["logits"].astype(np.float64)
+        logits[pair] = float(np.max(np.abs(la - lb)))
+        if logits[pair] > tol["logits"]:
+            failures.append(f"forward: {pair}: max |Δ logits| = {logits[pair]:.3g} "
+                            f"(tolerance {tol['logits']:g})")
+        losses[pair], step = loss_difference(outputs[a]["losses"], outputs[b]["losses"])
+        if losses[pair] > tol["loss"]:
+            failures.append(f"training: {pair}: loss differs by {losses[pair]:.3g} relative at step {step} "
+                            f"({outputs[a]['losses'][step - 1]:.6f} vs {outputs[b]['losses'][step - 1]:.6f}; "
+                            f"tolerance {tol['loss']:g})")
+        weights[pair], where = max_difference(finals[a], finals[b])
+        weights_tolerance[pair] = pair_tolerance(spec, a, b)
+        if weights[pair] > weights_tolerance[pair]:
+            failures.append(f"training: {pair}: final weights differ by {weights[pair]:.3g} in {where} "
+                            f"after {spec.steps} steps (tolerance {weights_tolerance[pair]:g})")
+    # How far training moved the weights: the scale the final-weights differences sit against.
+    moved = {name: max_difference(final, initial)[0] for name, final in finals.items()}
+    return {"roundtrip": roundtrip, "logits": logits, "losses": losses, "weights": weights,
+            "weights_tolerance": weights_tolerance, "moved": moved, "failures": failures}
+
+
+def final_difference(a: dict, b: dict) -> tuple[float, str]:
+    return max_difference(split(a, "final/"), split(b, "final/"))
+
+
+# --- the stage -----------------------------------------------------------------------------------------
+
+class Runner:
+    """Runs workers for one example, one at a time, remembering what each run gave."""
+
+    def __init__(self, project: Project, example: Example, spec: neutral.Spec, profile: str, log):
+        self.project, self.example, self.spec, self.profile, self.log = project, example, spec, profile, log
+
+    def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "") -> dict:
+        job_dir = self.project.build / "equivalence" / self.example.name / f"{fw.name}-{tag}"
+        outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir, change)
+        self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
+                 + (f" in {outcome['seconds']:.1f} s" if outcome["status"] == "ok" else f": {outcome['reason']}"))
+        return outcome
+
+
+def noise_floor(run: Runner, fw: Framework, inputs: dict, base: dict, seed: int) -> dict:
+    """One framework against itself from starting weights one float32 ulp apart: how far rounding
+    alone carries two runs apart in `steps` steps (ReLU and max-pool decisions can flip)."""
+    nudged = {**inputs, "weights": neutral.nudged(inputs["weights"], seed)}
+    outcome = run(fw, nudged, "nudged")
+    if outcome["status"] != "ok":
+        return {"framework": fw.name, "status": outcome["status"], "reason": outcome["reason"]}
+    weights, where = final_difference(base, outcome["arrays"])
+    loss, step = loss_difference(base["losses"], outcome["arrays"]["losses"])
+    return {"framework": fw.name, "status": "ok", "weights": weights, "where": where, "loss": loss}
+
+
+def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: dict, seed: int) -> dict:
+    """Re-run the note's frameworks with its change (and batches): the difference to `against`
+    must fall within the example's plain tolerance, which shows the note explains all of it."""
+    spec, against = run.spec, note["against"]
+    if against not in outputs:
+        return {"status": "not-run", "reason": f"{against} did not run"}
+    kind = note.get("batches", "random")
+    changed_inputs = inputs if kind == "random" else {**inputs, "batches": neutral.batches(spec, seed, kind)}
+    reference = outputs[against]
+    if kind != "random":
+        outcome = run(by_name[against], changed_inputs, f"note-{kind}")
+        if outcome["status"] != "ok":
+            return {"status": outcome["status"], "reason": outcome["reason"]}
+        reference = outcome["arrays"]
+    measured = {}
+    for name in note["frameworks"]:
+        if name not in outputs:
+            measured[name] = {"status": "not-run"}
+            continue
+        outcome = run(by_name[name], changed_inputs, f"note-{kind}", note.get("change", ""))
+        if outcome["status"] != "ok":
+            measured[name] = {"status": outcome["status"], "reason": outcome["reason"]}
+            continue
+        before, before_where = final_difference(outputs[name], outputs[against])
+        after, after_where = final_difference(outcome["arrays"], reference)
+        measured[name] = {"status": "ok", "before": before, "before_where": before_where,
+                          "after": after, "after_where": after_where,
+                          "passed": after <= spec.tolerance["weights"]}
+    return {"status": "ok", "against": against, "frameworks": measured}
+
+
+def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
+          machine: str, machine_info: dict, force: bool = False, log=print) -> dict | None:
+    """The example's equivalence result: measured again when anything it depends on changed."""
+    if not has_checks(example):
+        return None
+    candidates = [fw for fw in frameworks if example.snippet_path(fw.name).exists()]
+    key = cache_key(project, example, candidates, envs, profile, machine)
+    path = result_path(project, machine, profile, example.name)
+    if path.exists() and not force:
+        try:
+            previous = json.loads(path.read_text())
+            if previous.get("api_version") == API_VERSION and previous.get("cache_key") == key:
+                log("  equivalence: up to date")
+                return previous
+        except json.JSONDecodeError:
+            pass
+    spec = load_spec(project, example, profile)
+    seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
+    initial = neutral.initial_weights(spec, seed)
+    inputs = {"weights": initial, "batches": neutral.batches(spec, seed)}
+    run = Runner(project, example, spec, profile, log)
+    per_framework, outputs = {}, {}
+    for fw in candidates:
+        env = envs.get(fw.name)
+        if env is None or not env.ok:
+            per_framework[fw.name] = {"status": "not-installed", "reason": env.reason if env else "no environment"}
+            continue
+        if not adapter_path(example, fw.name).exists():
+            per_framework[fw.name] = {"status": "no-adapter",
+                                      "reason": f"no {adapter_path(example, fw.name).relative_to(project.root)}"}
+            continue
+        outcome = run(fw, inputs, "base")
+        arrays = outcome.pop("arrays", None)
+        if arrays is not None:
+            outputs[fw.name] = arrays
+            outcome["losses"] = [float(v) for v in arrays["losses"]]
+        packages = {**env.fingerprint.get("packages", {}), "python": env.fingerprint.get("python")}
+        outcome["versions"] = results.key_packages(fw, packages)
+        per_framework[fw.name] = outcome
+    compared = compare(spec, initial, outputs)
+    failures = compared.pop("failures")
+    failures += [f"{name}: {info['status']}: {info['reason']}" for name, info in per_framework.items()
+                 if info["status"] in ("failed", "timeout")]
+    by_name = {fw.name: fw for fw in candidates}
+    floor = noise_floor(run, by_name[next(iter(outputs))], inputs, outputs[next(iter(outputs))], seed) \
+        if outputs else None
+    notes = []
+    for note in spec.notes:
+        entry = dict(note)
+        if note.get("against"):
+            entry["measured"] = measure_note(run, note, by_name, inputs, outputs, seed)
+            for name, m in entry["measured"].get("frameworks", {}).items():
+                if m.get("passed") is False:
+                    failures.append(f"note {note['title']!r}: with its change, {name} vs {note['against']} "
+                                    f"still differ by {m['after']:.3g} in {m['after_where']} "
+                                    f"(tolerance {spec.tolerance['weights']:g}): the note does not explain it all")
+        notes.append(entry)
+    result = {"api_version": API_VERSION, "example": example.name, "profile": profile, "machine": machine,
+              "machine_label": results.machine_label(machine_info), "cache_key": key, "date": results.now(),
+              "seed": seed, "steps": spec.steps, "batch_size": spec.batch_size,
+              "forward_batch": spec.forward_batch, "overrides": spec.overrides, "tolerance": spec.tolerance,
+              "conventions": list(spec.conventions), "notes": notes, "noise_floor": floor,
+              "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
+              "frameworks": per_framework, **compared, "failures": failures,
+              "passed": not failures and len(outputs) >= 2}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1, sort_keys=True))
+    for failure in failures:
+        log(f"  equivalence FAILED: {failure}")
+    return result

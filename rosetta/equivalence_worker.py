@@ -1,0 +1,58 @@
+"""Runs inside one framework's environment: the snippet's own setup and model steps, then its adapter.
+
+    python -P -m rosetta.equivalence_worker JOB_DIR
+
+JOB_DIR holds job.json (the setup + model code taken from the snippet, the adapter's path),
+weights.npz (neutral initial weights) and batches.npz. The worker writes out.npz: the
+round-tripped weights, the forward logits, the loss of every training step and the final
+weights, all in the neutral format. The build compares the outputs of all frameworks.
+
+An adapter module defines four functions over the snippet's namespace `ns`:
+    load(ns, weights, x)      neutral weights -> the snippet's model (x: a neutral input batch,
+                              for frameworks that infer shapes on a first call)
+    read(ns) -> weights       the model's current weights, neutral again
+    forward(ns, x) -> logits  inference mode (dropout off), numpy float32
+    train_step(ns, x, y)      one step of the snippet's optimizer on its loss; returns the loss
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import neutral
+
+
+def load_adapter(path: Path):
+    spec = importlib.util.spec_from_file_location(f"rosetta_adapter_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(job_dir: Path) -> None:
+    job = json.loads((job_dir / "job.json").read_text())
+    weights = neutral.load(job_dir / "weights.npz")
+    data = neutral.load(job_dir / "batches.npz")
+    started = time.perf_counter()
+    namespace = {"__name__": "__main__"}
+    exec(compile(job["code"], job["snippet"], "exec"), namespace)   # the reader's setup and model steps
+    adapter = load_adapter(Path(job["adapter"]))
+    adapter.load(namespace, weights, data["forward_x"])
+    back = adapter.read(namespace)
+    logits = np.asarray(adapter.forward(namespace, data["forward_x"]), dtype=np.float32)
+    losses = [float(adapter.train_step(namespace, x, y)) for x, y in zip(data["train_x"], data["train_y"])]
+    final = adapter.read(namespace)
+    out = {"logits": logits, "losses": np.array(losses, dtype=np.float64),
+           "seconds": np.array(time.perf_counter() - started)}
+    out.update({f"roundtrip/{name}": np.asarray(value) for name, value in back.items()})
+    out.update({f"final/{name}": np.asarray(value) for name, value in final.items()})
+    neutral.save(job_dir / "out.npz", out)
+
+
+if __name__ == "__main__":
+    run(Path(sys.argv[1]))

@@ -1,0 +1,171 @@
+"""Framework-neutral weights and batches for the equivalence checks (numpy only).
+
+An example that can be checked has ``snippets/<example>/equivalence/weights.toml``: the
+names, shapes and layout conventions of its tensors, the seeded initial values, the input
+batches and the tolerances. Every framework's adapter in the same folder maps exactly these
+tensors into and out of the model its snippet builds. This module runs on both sides: in the
+docs environment (which makes the files) and in each framework's environment (which reads them).
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+SPEC_FILE = "weights.toml"
+
+
+class SpecError(ValueError):
+    """A weights.toml that cannot be used, or weights that do not match it."""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    shape: tuple[int, ...]
+    init: str                 # "glorot_uniform" or "uniform"
+    scale: float = 0.1        # for "uniform": values in [-scale, scale]
+    fan: tuple[int, int] = (0, 0)   # for "glorot_uniform": (fan_in, fan_out) in the neutral layout
+
+
+@dataclass(frozen=True)
+class Spec:
+    folder: Path
+    tensors: tuple[Tensor, ...]
+    conventions: tuple[str, ...]
+    inputs: dict              # kind ("images" | "tokens"), shape without the batch, classes
+    steps: int                # optimizer steps compared
+    forward_batch: int
+    batch_size: int
+    overrides: dict           # settings during the checks (dropout 0)
+    tolerance: dict           # logits (abs), loss (rel), weights (abs)
+    notes: tuple[dict, ...] = field(default_factory=tuple)
+
+    def names(self) -> list[str]:
+        return [t.name for t in self.tensors]
+
+
+def _dimension(value, hp: dict) -> int:
+    """A shape entry: an int, a setting name, or "k*name" (e.g. "3*hidden_size")."""
+    if isinstance(value, int):
+        return value
+    factor, _, name = value.rpartition("*")
+    if name not in hp:
+        raise SpecError(f"shape entry {value!r}: no setting {name!r}")
+    return int(factor or 1) * int(hp[name])
+
+
+def load_spec(folder: Path, hp: dict) -> Spec:
+    """Read `folder/weights.toml`, resolving shape entries against the settings `hp`."""
+    meta = tomllib.loads((folder / SPEC_FILE).read_text())
+    tensors = []
+    for entry in meta["tensor"]:
+        shape = tuple(_dimension(d, hp) for d in entry["shape"])
+        init = entry.get("init", "uniform")
+        if init not in ("glorot_uniform", "uniform"):
+            raise SpecError(f"{entry['name']}: unknown init {init!r}")
+        fan = tuple(_dimension(d, hp) for d in entry.get("fan", (0, 0)))
+        tensors.append(Tensor(entry["name"], shape, init, float(entry.get("scale", 0.1)), fan))
+    overrides = dict(meta.get("overrides", {}))
+    inputs = dict(meta["inputs"])
+    inputs["shape"] = [_dimension(d, hp) for d in inputs["shape"]]
+    if "vocabulary" in inputs:
+        inputs["vocabulary"] = _dimension(inputs["vocabulary"], hp)
+    return Spec(folder=folder, tensors=tuple(tensors), conventions=tuple(meta.get("conventions", ())),
+                inputs=inputs, steps=int(meta.get("steps", 20)),
+                forward_batch=int(meta.get("forward_batch", 64)),
+                batch_size=int(overrides.get("batch_size", hp["batch_size"])),
+                overrides=overrides, tolerance=dict(meta["tolerance"]),
+                notes=tuple(_note(n) for n in meta.get("note", ())))
+
+
+NOTE_KEYS = {"title", "text", "frameworks", "against", "change", "batches", "weights_tolerance"}
+
+
+def _note(entry: dict) -> dict:
+    """A difference between frameworks, explained; with `against` it is also measured: the note's
+    frameworks run again with `change` (code after the snippet's steps) and/or other `batches`."""
+    unknown = set(entry) - NOTE_KEYS
+    if unknown or not {"title", "text", "frameworks"} <= set(entry):
+        raise SpecError(f"note {entry.get('title', '?')!r}: needs title, text, frameworks; "
+                        f"unknown keys {sorted(unknown)}")
+    if entry.get("batches", "random") not in BATCH_KINDS:
+        raise SpecError(f"note {entry['title']!r}: unknown batches {entry['batches']!r}")
+    return dict(entry)
+
+
+def initial_weights(spec: Spec, seed: int) -> dict[str, np.ndarray]:
+    """Seeded float32 values for every tensor; biases are non-zero so a lost bias shows."""
+    rng = np.random.default_rng(seed)
+    weights = {}
+    for t in spec.tensors:
+        if t.init == "glorot_uniform":
+            fan_in, fan_out = t.fan
+            limit = np.sqrt(6.0 / (fan_in + fan_out))
+        else:
+            limit = t.scale
+        weights[t.name] = rng.uniform(-limit, limit, size=t.shape).astype(np.float32)
+    return weights
+
+
+BATCH_KINDS = ("random", "distinct_tokens")
+
+
+def batches(spec: Spec, seed: int, kind: str = "random") -> dict[str, np.ndarray]:
+    """The forward batch and the training batches (in order), the same for every framework.
+
+    "distinct_tokens": no token repeats within a training batch (a note's experiment: it
+    isolates what a framework does with repeated rows of the embedding's gradient).
+    """
+    if kind not in BATCH_KINDS:
+        raise SpecError(f"unknown batches {kind!r}: use one of {', '.join(BATCH_KINDS)}")
+    rng = np.random.default_rng(seed + 1)
+    shape, classes, n = tuple(spec.inputs["shape"]), int(spec.inputs["classes"]), spec.batch_size
+
+    def inputs(count):
+        if spec.inputs["kind"] == "images":       # standardised pixels: roughly what the data step makes
+            return rng.standard_normal((count, *shape)).astype(np.float32)
+        if spec.inputs["kind"] == "tokens":
+            return rng.integers(0, int(spec.inputs["vocabulary"]), size=(count, *shape), dtype=np.int32)
+        raise SpecError(f"unknown input kind {spec.inputs['kind']!r}")
+
+    out = {"forward_x": inputs(spec.forward_batch),
+           "train_x": inputs(spec.steps * n).reshape(spec.steps, n, *shape),
+           "train_y": rng.integers(0, classes, size=(spec.steps, n), dtype=np.int32)}
+    if kind == "distinct_tokens":
+        vocabulary, per_batch = int(spec.inputs["vocabulary"]), n * int(np.prod(shape))
+        if spec.inputs["kind"] != "tokens" or per_batch > vocabulary:
+            raise SpecError(f"distinct_tokens needs token inputs and at most {vocabulary} tokens per batch")
+        out["train_x"] = np.stack([rng.permutation(vocabulary)[:per_batch].reshape(n, *shape)
+                                   for _ in range(spec.steps)]).astype(np.int32)
+    return out
+
+
+def nudged(weights: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
+    """Every value moved by one float32 ulp, up or down at random: the rounding-noise experiment."""
+    rng = np.random.default_rng(seed + 2)
+    return {name: np.nextafter(value, np.where(rng.random(value.shape) < 0.5, np.inf, -np.inf)
+                               .astype(np.float32)) for name, value in weights.items()}
+
+
+def check_weights(spec: Spec, weights: dict[str, np.ndarray], where: str) -> None:
+    """Same names, shapes and dtype as the spec, or one message saying what differs."""
+    missing = [n for n in spec.names() if n not in weights]
+    extra = [n for n in weights if n not in spec.names()]
+    wrong = [f"{t.name} {tuple(weights[t.name].shape)} (expected {t.shape})" for t in spec.tensors
+             if t.name in weights and tuple(weights[t.name].shape) != t.shape]
+    if missing or extra or wrong:
+        parts = [f"missing {missing}" if missing else "", f"unexpected {extra}" if extra else "",
+                 f"wrong shapes: {', '.join(wrong)}" if wrong else ""]
+        raise SpecError(f"{where}: " + "; ".join(p for p in parts if p))
+
+
+def save(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    np.savez(path, **arrays)
+
+
+def load(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as data:
+        return {name: data[name] for name in data.files}
