@@ -1,4 +1,4 @@
-"""The command line over the stages: environments -> parse -> execute -> results -> pages -> Sphinx.
+"""The command line over the stages: environments -> parse -> execute -> results -> equivalence -> pages -> Sphinx.
 
 One (example, framework) that fails never stops the others: its result says why, the page
 shows it, and ``--strict`` turns any failure into a non-zero exit at the end.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import environments, pages, results
+from . import environments, equivalence, pages, results
 from .execute import execute
 from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, resolve_profile
 from .settings import WEIGHTS_CHOICES, settings
@@ -35,6 +35,8 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=int, default=1800, help="seconds one step cell may run")
     parser.add_argument("--setup-only", action="store_true", help="create the environments and stop")
     parser.add_argument("--no-sphinx", action="store_true", help="stop after writing the pages")
+    parser.add_argument("--no-equivalence", action="store_true",
+                        help="skip the cross-framework equivalence checks (pages keep the last ones)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--output", type=Path, help="HTML folder (default: _build/html)")
     parser.add_argument("--results", type=Path, help="results folder (default: results/)")
@@ -230,7 +232,7 @@ def main(argv=None) -> int:
     machine = results.machine_id(machine_info)
     results.save_machine(project, machine, machine_info)
     log(f"machine {machine}, profile {profile}")
-    all_results = {}
+    all_results, checked, equivalence_errors = {}, {}, []
     for example in all_examples:
         if profile not in example.profiles:
             log(f"{example.name}: no {profile!r} profile, skipped")
@@ -239,9 +241,19 @@ def main(argv=None) -> int:
         chosen = selected if example.name in {ex.name for ex in examples} else set()
         all_results[example.name] = build_example(project, example, all_frameworks, chosen, envs,
                                                   profile, machine, machine_info, args)
+        if chosen and not args.no_equivalence:
+            try:
+                checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
+                                                          machine, machine_info, force=args.force, log=log)
+            except Exception as exc:   # a broken spec must not cost the other examples their pages
+                log(f"  equivalence: could not run: {type(exc).__name__}: {exc}")
+                equivalence_errors.append(f"{example.name}: equivalence could not run: {type(exc).__name__}: {exc}")
+                checked[example.name] = None
+        else:
+            checked[example.name] = equivalence.previous(project, example, profile, machine)
 
     written = pages.write_site(project, all_examples, all_frameworks, all_results, envs,
-                               profile, machine, machine_info)
+                               profile, machine, machine_info, checked)
     log(f"pages: {written} written or updated")
     # One line per distinct problem: a missing data set stops every tab of its example alike.
     examples_by_name = {ex.name: ex for ex in all_examples}
@@ -252,6 +264,8 @@ def main(argv=None) -> int:
                 reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
                 hint = examples_by_name[ex].failure_hints.get((r.get("error") or {}).get("step", ""), "")
                 failures.setdefault((ex, r["status"], f"{reason} {hint}".strip()), []).append(fw)
+    mismatches = equivalence_errors + [f"{ex}: {failure}" for ex, result in checked.items() if result
+                                       for failure in result["failures"]]
     status = 0
     if not args.no_sphinx:
         output = (args.output or project.build / "html").resolve()
@@ -264,6 +278,10 @@ def main(argv=None) -> int:
         log(f"{sum(map(len, failures.values()))} snippet(s) did not run:")
         for (ex, state, reason), fws in failures.items():
             log(f"  {ex}/{','.join(fws)}: {state}: {reason}")
+    if mismatches:
+        log(f"{len(mismatches)} equivalence check(s) failed (see each benchmark's 'Are these the same model?'):")
+        for line in mismatches:
+            log(f"  {line}")
     if status:
         return status
-    return 1 if (args.strict and failures) else 0
+    return 1 if (args.strict and (failures or mismatches)) else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -32,6 +33,39 @@ def timing_chart(example: Example, frameworks: list[Framework], current: dict) -
     axes.set_xlabel(f"{example.timed_step} time, seconds (median; whiskers: min–max)")
     axes.set_xlim(0, max(medians) * 1.6)
     axes.spines[["top", "right"]].set_visible(False)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def loss_chart(frameworks: list[Framework], check: dict) -> bytes | None:
+    """The equivalence check's training losses: overlaid, and each relative to the first tab's."""
+    curves = [(fw.label, np.array(check["frameworks"][fw.name]["losses"])) for fw in frameworks
+              if check["frameworks"].get(fw.name, {}).get("losses")]
+    if len(curves) < 2:
+        return None
+    steps = np.arange(1, len(curves[0][1]) + 1)
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5.2), dpi=110, sharex=True,
+                                         gridspec_kw={"height_ratios": [3, 2]})
+    markers = "osD^vx"
+    for index, (label, losses) in enumerate(curves):
+        top.plot(steps, losses, marker=markers[index % len(markers)], markersize=4, linewidth=1.2,
+                 label=label, alpha=0.8)
+    top.set_ylabel("training loss")
+    top.legend(frameon=False, fontsize=9)
+    reference_label, reference = curves[0]
+    for index, (label, losses) in enumerate(curves[1:], 1):
+        relative = np.abs(losses - reference) / np.abs(reference)
+        bottom.semilogy(steps, np.maximum(relative, 1e-9), marker=markers[index % len(markers)], markersize=4,
+                        linewidth=1, label=f"{label} vs {reference_label}")
+    bottom.axhline(check["tolerance"]["loss"], color="#c44e52", linestyle="--", linewidth=1, label="tolerance")
+    bottom.set_ylabel("relative difference")
+    bottom.set_xlabel("optimizer step (the same batches in every tab)")
+    bottom.legend(frameon=False, fontsize=8, ncol=2)
+    for axes in (top, bottom):
+        axes.spines[["top", "right"]].set_visible(False)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})

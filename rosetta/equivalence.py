@@ -108,6 +108,8 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
     env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
            "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
            "TF_CPP_MIN_LOG_LEVEL": "2"}
+    if "weights" in spec.overrides:
+        env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
     command = [str(environments.venv_python(project, fw)), "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]
     started = time.perf_counter()
     try:
@@ -121,7 +123,8 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
         tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
         return {"status": "failed", "reason": f"worker exited {done.returncode}: {tail[0]}",
                 "log": str(job_dir / "log.txt"), "seconds": seconds}
-    return {"status": "ok", "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz")}
+    return {"status": "ok", "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
+            "facts": json.loads((job_dir / "facts.json").read_text())}
 
 
 # --- comparing ---------------------------------------------------------------------------------------
@@ -145,6 +148,18 @@ def loss_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:
     relative = np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
     step = int(np.argmax(relative))
     return float(relative[step]), step + 1
+
+
+def logits_difference(spec: neutral.Spec, a: np.ndarray, b: np.ndarray) -> float:
+    """Largest |a - b| of two outputs; relative to the largest |b| where the spec says so (features)."""
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    diff = float(np.max(np.abs(a - b)))
+    return diff / max(float(np.max(np.abs(b))), 1e-30) if spec.tolerance.get("relative") else diff
+
+
+def different_function(spec: neutral.Spec, a: str, b: str) -> bool:
+    """A note says one side computes another function (another variant of the model)."""
+    return any(n.get("different_function") and {a, b} & set(n["frameworks"]) for n in spec.notes)
 
 
 def pair_tolerance(spec: neutral.Spec, a: str, b: str) -> float:
@@ -175,14 +190,17 @@ def compare(spec: neutral.Spec, initial: dict, outputs: dict[str, dict]) -> dict
                             f"{where} differs by {diff:.3g}")
         finals[name] = final
     names = [n for n in outputs if roundtrip.get(n) is not None]
+    if not spec.steps:
+        finals = {}            # inference only: nothing trained, nothing moved
     logits, losses, weights, weights_tolerance = {}, {}, {}, {}
     for a, b in itertools.combinations(names, 2):
         pair = f"{a} vs {b}"
-        la, lb = outputs[a]["logits"].astype(np.float64), outputs[b]["logits"].astype(np.float64)
-        logits[pair] = float(np.max(np.abs(la - lb)))
-        if logits[pair] > tol["logits"]:
-            failures.append(f"forward: {pair}: max |Δ logits| = {logits[pair]:.3g} "
-                            f"(tolerance {tol['logits']:g})")
+        logits[pair] = logits_difference(spec, outputs[a]["logits"], outputs[b]["logits"])
+        if logits[pair] > tol["logits"] and not different_function(spec, a, b):
+            what = "relative difference of the outputs" if tol.get("relative") else "|Δ logits|"
+            failures.append(f"forward: {pair}: max {what} = {logits[pair]:.3g} (tolerance {tol['logits']:g})")
+        if not spec.steps:
+            continue
         losses[pair], step = loss_difference(outputs[a]["losses"], outputs[b]["losses"])
         if losses[pair] > tol["loss"]:
             failures.append(f"training: {pair}: loss differs by {losses[pair]:.3g} relative at step {step} "
@@ -231,6 +249,13 @@ def noise_floor(run: Runner, fw: Framework, inputs: dict, base: dict, seed: int)
     return {"framework": fw.name, "status": "ok", "weights": weights, "where": where, "loss": loss}
 
 
+def note_metric(spec: neutral.Spec, a: dict, b: dict) -> tuple[float, str]:
+    """What a note's experiment compares: the final weights, or for inference only the outputs."""
+    if spec.steps:
+        return final_difference(a, b)
+    return logits_difference(spec, a["logits"], b["logits"]), "outputs"
+
+
 def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: dict, seed: int) -> dict:
     """Re-run the note's frameworks with its change (and batches): the difference to `against`
     must fall within the example's plain tolerance, which shows the note explains all of it."""
@@ -254,12 +279,23 @@ def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: 
         if outcome["status"] != "ok":
             measured[name] = {"status": outcome["status"], "reason": outcome["reason"]}
             continue
-        before, before_where = final_difference(outputs[name], outputs[against])
-        after, after_where = final_difference(outcome["arrays"], reference)
+        before, before_where = note_metric(spec, outputs[name], outputs[against])
+        after, after_where = note_metric(spec, outcome["arrays"], reference)
+        limit = spec.tolerance["weights"] if spec.steps else spec.tolerance["logits"]
         measured[name] = {"status": "ok", "before": before, "before_where": before_where,
-                          "after": after, "after_where": after_where,
-                          "passed": after <= spec.tolerance["weights"]}
+                          "after": after, "after_where": after_where, "passed": after <= limit,
+                          "facts_after": outcome.get("facts", {})}
     return {"status": "ok", "against": against, "frameworks": measured}
+
+
+def previous(project: Project, example: Example, profile: str, machine: str) -> dict | None:
+    """The last result on record (for pages of examples this build did not select)."""
+    path = result_path(project, machine, profile, example.name)
+    try:
+        data = json.loads(path.read_text()) if path.exists() else None
+    except json.JSONDecodeError:
+        return None
+    return data if data and data.get("api_version") == API_VERSION else None
 
 
 def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
@@ -307,7 +343,7 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
                  if info["status"] in ("failed", "timeout")]
     by_name = {fw.name: fw for fw in candidates}
     floor = noise_floor(run, by_name[next(iter(outputs))], inputs, outputs[next(iter(outputs))], seed) \
-        if outputs else None
+        if outputs and spec.steps else None
     notes = []
     for note in spec.notes:
         entry = dict(note)
@@ -315,9 +351,10 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
             entry["measured"] = measure_note(run, note, by_name, inputs, outputs, seed)
             for name, m in entry["measured"].get("frameworks", {}).items():
                 if m.get("passed") is False:
+                    limit = spec.tolerance["weights"] if spec.steps else spec.tolerance["logits"]
                     failures.append(f"note {note['title']!r}: with its change, {name} vs {note['against']} "
                                     f"still differ by {m['after']:.3g} in {m['after_where']} "
-                                    f"(tolerance {spec.tolerance['weights']:g}): the note does not explain it all")
+                                    f"(tolerance {limit:g}): the note does not explain it all")
         notes.append(entry)
     result = {"api_version": API_VERSION, "example": example.name, "profile": profile, "machine": machine,
               "machine_label": results.machine_label(machine_info), "cache_key": key, "date": results.now(),

@@ -13,6 +13,7 @@ An adapter module defines four functions over the snippet's namespace `ns`:
     read(ns) -> weights       the model's current weights, neutral again
     forward(ns, x) -> logits  inference mode (dropout off), numpy float32
     train_step(ns, x, y)      one step of the snippet's optimizer on its loss; returns the loss
+and may define facts(ns) -> {label: value}: measured facts about the model shown with the checks.
 """
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ def run(job_dir: Path) -> None:
     logits = np.asarray(adapter.forward(namespace, data["forward_x"]), dtype=np.float32)
     losses = [float(adapter.train_step(namespace, x, y)) for x, y in zip(data["train_x"], data["train_y"])]
     final = adapter.read(namespace)
+    facts = adapter.facts(namespace) if hasattr(adapter, "facts") else {}
+    (job_dir / "facts.json").write_text(json.dumps(facts))
     out = {"logits": logits, "losses": np.array(losses, dtype=np.float64),
            "seconds": np.array(time.perf_counter() - started)}
     out.update({f"roundtrip/{name}": np.asarray(value) for name, value in back.items()})

@@ -21,13 +21,18 @@ class SpecError(ValueError):
     """A weights.toml that cannot be used, or weights that do not match it."""
 
 
+INITS = ("glorot_uniform", "he_uniform", "uniform")
+
+
 @dataclass(frozen=True)
 class Tensor:
     name: str
     shape: tuple[int, ...]
-    init: str                 # "glorot_uniform" or "uniform"
-    scale: float = 0.1        # for "uniform": values in [-scale, scale]
-    fan: tuple[int, int] = (0, 0)   # for "glorot_uniform": (fan_in, fan_out) in the neutral layout
+    init: str                 # one of INITS
+    scale: float = 0.1        # for "uniform": values in [low, high], by default [-scale, scale]
+    fan: tuple[int, int] = (0, 0)   # for the Glorot and He inits: (fan_in, fan_out) in the neutral layout
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,14 +65,18 @@ def _dimension(value, hp: dict) -> int:
 def load_spec(folder: Path, hp: dict) -> Spec:
     """Read `folder/weights.toml`, resolving shape entries against the settings `hp`."""
     meta = tomllib.loads((folder / SPEC_FILE).read_text())
+    entries = list(meta.get("tensor", ()))
+    if "resnet" in meta:
+        entries += resnet_tensors(**meta["resnet"])
     tensors = []
-    for entry in meta["tensor"]:
+    for entry in entries:
         shape = tuple(_dimension(d, hp) for d in entry["shape"])
         init = entry.get("init", "uniform")
-        if init not in ("glorot_uniform", "uniform"):
+        if init not in INITS:
             raise SpecError(f"{entry['name']}: unknown init {init!r}")
         fan = tuple(_dimension(d, hp) for d in entry.get("fan", (0, 0)))
-        tensors.append(Tensor(entry["name"], shape, init, float(entry.get("scale", 0.1)), fan))
+        tensors.append(Tensor(entry["name"], shape, init, float(entry.get("scale", 0.1)), fan,
+                              entry.get("low"), entry.get("high")))
     overrides = dict(meta.get("overrides", {}))
     inputs = dict(meta["inputs"])
     inputs["shape"] = [_dimension(d, hp) for d in inputs["shape"]]
@@ -81,7 +90,8 @@ def load_spec(folder: Path, hp: dict) -> Spec:
                 notes=tuple(_note(n) for n in meta.get("note", ())))
 
 
-NOTE_KEYS = {"title", "text", "frameworks", "against", "change", "batches", "weights_tolerance"}
+NOTE_KEYS = {"title", "text", "frameworks", "against", "change", "batches", "weights_tolerance",
+             "different_function"}
 
 
 def _note(entry: dict) -> dict:
@@ -96,17 +106,50 @@ def _note(entry: dict) -> dict:
     return dict(entry)
 
 
+def resnet_tensors(blocks: list[int], width: int = 64, expansion: int = 4) -> list[dict]:
+    """A bottleneck ResNet's tensors under torchvision's state_dict names (v1 and v1.5 share them):
+    convolutions without biases, each followed by batch normalisation (weight = gamma, bias = beta,
+    running_mean, running_var). Kernels He-uniform, so activations keep their scale through the net."""
+    def conv(name, out_channels, in_channels, size):
+        fan_in = in_channels * size * size
+        return [{"name": f"{name}.weight", "shape": [out_channels, in_channels, size, size],
+                 "init": "he_uniform", "fan": [fan_in, out_channels * size * size]}]
+
+    def batch_norm(name, channels):
+        return [{"name": f"{name}.weight", "shape": [channels], "low": 0.8, "high": 1.2},
+                {"name": f"{name}.bias", "shape": [channels], "low": -0.1, "high": 0.1},
+                {"name": f"{name}.running_mean", "shape": [channels], "low": -0.1, "high": 0.1},
+                {"name": f"{name}.running_var", "shape": [channels], "low": 0.5, "high": 1.5}]
+
+    entries = conv("conv1", width, 3, 7) + batch_norm("bn1", width)
+    in_channels = width
+    for stage, count in enumerate(blocks, 1):
+        mid = width * 2 ** (stage - 1)
+        out = mid * expansion
+        for block in range(count):
+            prefix = f"layer{stage}.{block}"
+            entries += conv(f"{prefix}.conv1", mid, in_channels, 1) + batch_norm(f"{prefix}.bn1", mid)
+            entries += conv(f"{prefix}.conv2", mid, mid, 3) + batch_norm(f"{prefix}.bn2", mid)
+            entries += conv(f"{prefix}.conv3", out, mid, 1) + batch_norm(f"{prefix}.bn3", out)
+            if block == 0:
+                entries += conv(f"{prefix}.downsample.0", out, in_channels, 1)
+                entries += batch_norm(f"{prefix}.downsample.1", out)
+            in_channels = out
+    return entries
+
+
 def initial_weights(spec: Spec, seed: int) -> dict[str, np.ndarray]:
     """Seeded float32 values for every tensor; biases are non-zero so a lost bias shows."""
     rng = np.random.default_rng(seed)
     weights = {}
     for t in spec.tensors:
         if t.init == "glorot_uniform":
-            fan_in, fan_out = t.fan
-            limit = np.sqrt(6.0 / (fan_in + fan_out))
+            low = -(high := np.sqrt(6.0 / (t.fan[0] + t.fan[1])))
+        elif t.init == "he_uniform":
+            low = -(high := np.sqrt(6.0 / t.fan[0]))
         else:
-            limit = t.scale
-        weights[t.name] = rng.uniform(-limit, limit, size=t.shape).astype(np.float32)
+            low, high = (t.low if t.low is not None else -t.scale), (t.high if t.high is not None else t.scale)
+        weights[t.name] = rng.uniform(low, high, size=t.shape).astype(np.float32)
     return weights
 
 
@@ -135,7 +178,7 @@ def batches(spec: Spec, seed: int, kind: str = "random") -> dict[str, np.ndarray
            "train_x": inputs(spec.steps * n).reshape(spec.steps, n, *shape),
            "train_y": rng.integers(0, classes, size=(spec.steps, n), dtype=np.int32)}
     if kind == "distinct_tokens":
-        vocabulary, per_batch = int(spec.inputs["vocabulary"]), n * int(np.prod(shape))
+        vocabulary, per_batch = int(spec.inputs.get("vocabulary", 0)), n * int(np.prod(shape))
         if spec.inputs["kind"] != "tokens" or per_batch > vocabulary:
             raise SpecError(f"distinct_tokens needs token inputs and at most {vocabulary} tokens per batch")
         out["train_x"] = np.stack([rng.permutation(vocabulary)[:per_batch].reshape(n, *shape)

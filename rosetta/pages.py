@@ -234,7 +234,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
 
 
 def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
-                   profile: str, machine: str, machine_info: dict, writer: Writer) -> None:
+                   profile: str, machine: str, machine_info: dict, writer: Writer, check: dict | None = None) -> None:
     # Columns: this build's machine and profile first, then whatever else is on record.
     by_column: dict = {}
     machine_labels = {machine: results.machine_label(machine_info)}
@@ -288,9 +288,158 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                             snippet_steps[fw.name])
             lines += [f":::{{tab-item}} {fw.label}", f":sync: {fw.name}", "", body, ":::", ""]
         lines += ["::::", ""]
+    if check:
+        lines += equivalence_section(example, frameworks, check, writer)
     lines += ["## Full notebooks", ""]
     lines += [f"- {{doc}}`{fw.label} <{doc_link(notebook_doc(example.name, fw.name))}>`" for fw in shown]
     writer.write(f"benchmarks/{example.name}.md", "\n".join(lines) + "\n")
+
+
+# --- "Are these the same model?" -------------------------------------------------------------------
+
+def pair_value(values: dict, a: str, b: str):
+    return values.get(f"{a} vs {b}", values.get(f"{b} vs {a}"))
+
+
+def difference_matrix(frameworks: list[Framework], values: dict, tolerance, exempt=lambda a, b: False) -> str:
+    """Framework x framework table of measured differences; ✗ marks one over its tolerance,
+    ≠ a pair that a note says computes different functions (measured, not judged)."""
+    header = ["", *[fw.label for fw in frameworks]]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for a in frameworks:
+        row = [f"**{a.label}**"]
+        for b in frameworks:
+            value = pair_value(values, a.name, b.name)
+            if a.name == b.name:
+                row.append("·")
+            elif value is None:
+                row.append("not run")
+            elif exempt(a.name, b.name):
+                row.append(f"{value:.1e} ≠")
+            else:
+                limit = tolerance(a.name, b.name)
+                row.append(f"{value:.1e} ✓" if value <= limit else f"**{value:.1e} ✗**")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def versions_text(frameworks: list[Framework], check: dict) -> str:
+    parts = []
+    for fw in frameworks:
+        info = check["frameworks"].get(fw.name)
+        if info and info.get("versions"):
+            parts.append(f"{fw.label}: " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()))
+    return "; ".join(parts)
+
+
+def note_measurement(note: dict, labels: dict, check: dict) -> str:
+    measured = note.get("measured") or {}
+    if measured.get("status") != "ok":
+        return f"Not measured in this build: {measured.get('reason', '')}." if measured else ""
+    against = labels.get(measured["against"], measured["against"])
+    batches = " with batches in which no word repeats" if note.get("batches") == "distinct_tokens" else ""
+    sentences = []
+    for name, m in measured["frameworks"].items():
+        label = labels.get(name, name)
+        if m.get("status") != "ok":
+            sentences.append(f"{label}: {m.get('status')} {m.get('reason', '')}".strip())
+            continue
+        verdict = "✓" if m["passed"] else "✗ more than the tolerance: something else differs too"
+        change = (" and the change below" if batches else " with the change below") if note.get("change") else ""
+        if check["steps"]:
+            what, limit = f"final weights after {check['steps']} steps", check["tolerance"]["weights"]
+            where_before = f" (in {m['before_where']})"
+        else:
+            what, limit, where_before = "relative difference of the outputs", check["tolerance"]["logits"], ""
+        sentences.append(f"{label} vs {against}, {what}: **{m['before']:.1e}**{where_before} as the snippets "
+                         f"stand; **{m['after']:.1e}**{batches}{change} (tolerance {limit:g}) {verdict}")
+        before_facts = check["frameworks"].get(name, {}).get("facts", {})
+        for fact, value in m.get("facts_after", {}).items():
+            sentences.append(f"{label}'s {fact}: {before_facts.get(fact, '?')} as built, {value} with the change")
+    return "Measured: " + "; ".join(sentences) + "."
+
+
+def equivalence_section(example: Example, frameworks: list[Framework], check: dict, writer: Writer) -> list[str]:
+    """Same weights in, same numbers out? The matrices, the loss chart and the notes."""
+    labels = {fw.name: fw.label for fw in frameworks}
+    ran = [fw for fw in frameworks if check["frameworks"].get(fw.name, {}).get("status") == "ok"]
+    tol = check["tolerance"]
+    folder = f"snippets/{example.name}/equivalence"
+    different = {n for note in check.get("notes", []) if note.get("different_function") for n in note["frameworks"]}
+    overrides = ", ".join(f"`{k} = {v}`" for k, v in check["overrides"].items())
+    lines = ["## Are these the same model?", "",
+             f"Every tab loads the **same weights** (seeded, framework-neutral: see the layout below) into the "
+             f"model that its own snippet builds: the snippet's steps up to *{example.timed_step}* run unchanged "
+             f"under these settings: {overrides}. A small adapter per framework (`{folder}/`) maps the "
+             f"tensors in and reads them back. Then every tab computes its outputs for the same "
+             f"{check['forward_batch']} inputs"
+             + (f", and takes {check['steps']} steps of its snippet's own optimizer on the same batches of "
+                f"{check['batch_size']}" if check["steps"] else "") + ". Every pair is compared.", ""]
+    if check["passed"]:
+        agree = "All pairs agree" if not different else "All pairs of the same variant agree"
+        lines += [f"```{{admonition}} {agree}", ":class: tip",
+                  f"Checked on {check['machine_label']}, {check['date'][:10]}. {versions_text(frameworks, check)}.",
+                  "```", ""]
+    else:
+        failures = "\n".join(f"- {cell_text(f)}" for f in check["failures"]) or "- fewer than two tabs ran"
+        lines += ["```{admonition} Differences over the tolerance", ":class: warning",
+                  f"Checked on {check['machine_label']}, {check['date'][:10]}. {versions_text(frameworks, check)}.",
+                  "", failures, "```", ""]
+    missing = [f"{labels.get(n, n)}: {info['status']} ({cell_text(info.get('reason', ''))})"
+               for n, info in check["frameworks"].items() if info.get("status") != "ok"]
+    if missing:
+        lines += ["Not compared: " + "; ".join(missing) + ".", ""]
+    roundtrip = check.get("roundtrip", {})
+    exact = [fw.label for fw in frameworks if roundtrip.get(fw.name) == 0]
+    if exact:
+        lines += [f"Round trip neutral → framework → neutral is exact (bit for bit) for {', '.join(exact)}.", ""]
+    if tol.get("relative"):
+        lines += ["### Forward: the same features", "",
+                  f"Largest |difference| of the outputs, relative to the largest output (tolerance {tol['logits']:g}; "
+                  "≠: another variant of the model, see the notes below):", ""]
+    else:
+        lines += ["### Forward: the same logits", "",
+                  f"Largest |difference| of the logits, dropout off (tolerance {tol['logits']:g}):", ""]
+    lines += [difference_matrix(ran, check["logits"], lambda a, b: tol["logits"],
+                                lambda a, b: bool({a, b} & different)), ""]
+    if check["steps"]:
+        lines += [f"### Training: the same {check['steps']} steps", "",
+                  f"Largest relative difference of the loss at any step (tolerance {tol['loss']:g}):", "",
+                  difference_matrix(ran, check["losses"], lambda a, b: tol["loss"]), "",
+                  "Largest |difference| of any weight after the last step "
+                  f"(tolerance {tol['weights']:g}, or a note's measured allowance below):", "",
+                  difference_matrix(ran, check["weights"],
+                                    lambda a, b: pair_value(check["weights_tolerance"], a, b)), ""]
+        moved = check.get("moved", {})
+        if moved:
+            lines += [f"For scale: training moved the weights by up to {max(moved.values()):.1e}.", ""]
+        floor = check.get("noise_floor")
+        if floor and floor.get("status") == "ok":
+            lines += [f"Rounding alone: {labels.get(floor['framework'], floor['framework'])} against itself, "
+                      f"started from weights one float32 ulp apart, ends {floor['weights']:.1e} apart "
+                      f"(in {floor['where']}) after the same {check['steps']} steps; its losses differ by up to "
+                      f"{floor['loss']:.1e} relative. Differences of that size say nothing about the frameworks.", ""]
+        chart = charts.loss_chart(ran, check)
+        if chart:
+            writer.write(f"benchmarks/{example.name}-equivalence.png", chart)
+            lines += [f"```{{figure}} {example.name}-equivalence.png",
+                      f":alt: training loss of every tab over the {check['steps']} checked steps", "",
+                      f"The loss of every tab over the same {check['steps']} steps, and how far each is from "
+                      f"{ran[0].label}'s.", "```", ""]
+    if check.get("notes"):
+        lines += ["### Where the frameworks differ", ""]
+        for note in check["notes"]:
+            lines += [f"#### {note['title']}", "", note["text"], ""]
+            measurement = note_measurement(note, labels, check)
+            if measurement:
+                lines += [measurement, ""]
+            if note.get("change"):
+                lines += [fence(note["change"].strip("\n"), "python"), ""]
+    lines += ["### The neutral weights", "", *[f"- {c}" for c in check["conventions"]], "",
+              f":::{{dropdown}} All {len(check['tensors'])} tensors, in the order of the .npz file", "",
+              "| tensor | shape |", "|---|---|",
+              *[f"| `{t['name']}` | {' × '.join(map(str, t['shape']))} |" for t in check["tensors"]], "", ":::", ""]
+    return lines
 
 
 # --- notebooks, frameworks, environments ------------------------------------------------------------
@@ -380,13 +529,14 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
 
 
 def write_site(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict,
-               envs: dict, profile: str, machine: str, machine_info: dict) -> int:
+               envs: dict, profile: str, machine: str, machine_info: dict, checks: dict | None = None) -> int:
     writer = Writer(project.generated)
     for example in examples:
         if example.name not in all_results:
             continue
         current = all_results[example.name]
-        benchmark_page(project, example, frameworks, current, profile, machine, machine_info, writer)
+        benchmark_page(project, example, frameworks, current, profile, machine, machine_info, writer,
+                       (checks or {}).get(example.name))
         for fw in frameworks:
             if example.snippet_path(fw.name).exists():
                 notebook_page(project, example, fw, current.get(fw.name), writer)

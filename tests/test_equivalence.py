@@ -1,0 +1,165 @@
+"""The neutral format and the pairwise comparison (numpy only: no framework needed)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rosetta import equivalence, neutral
+from rosetta.settings import settings
+
+EXAMPLES = ["cnn_cifar10", "gru_imdb", "resnet50_features"]
+
+
+def spec_of(project, name):
+    return equivalence.load_spec(project, project.example(name), "cpu")
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_has_a_spec_and_an_adapter_per_framework(project, name):
+    example = project.example(name)
+    spec = spec_of(project, name)
+    assert len(set(spec.names())) == len(spec.names()) > 0
+    for fw in project.frameworks():
+        assert equivalence.adapter_path(example, fw.name).exists(), fw.name
+    for note in spec.notes:
+        assert set(note["frameworks"]) <= {fw.name for fw in project.frameworks()}
+    # The overrides name existing settings (settings() would refuse the others).
+    known = settings(name, "cpu").as_dict()
+    assert set(spec.overrides) <= set(known)
+
+
+def test_shapes_follow_the_settings(project):
+    spec = spec_of(project, "gru_imdb")
+    shapes = {t.name: t.shape for t in spec.tensors}
+    assert shapes["embedding"] == (30000, 125)
+    assert shapes["gru.input_kernel"] == (125, 300) and shapes["gru.recurrent_kernel"] == (100, 300)
+    assert spec.inputs["shape"] == [150] and spec.inputs["vocabulary"] == 30000
+    assert spec_of(project, "cnn_cifar10").overrides["dropout_dense"] == 0.0
+
+
+def test_resnet_tensors_are_torchvision_names_and_sizes(project):
+    spec = spec_of(project, "resnet50_features")
+    names = spec.names()
+    assert names[:2] == ["conv1.weight", "bn1.weight"] and "layer4.2.bn3.running_var" in names
+    assert sum("downsample.0.weight" in n for n in names) == 4 and sum(n.endswith("conv2.weight") for n in names) == 16
+    learned = sum(int(np.prod(t.shape)) for t in spec.tensors if "running_" not in t.name)
+    assert learned == 25_557_032 - (2048 * 1000 + 1000)     # torchvision's ResNet-50 without its fc
+
+
+def test_initial_weights_are_seeded_and_biases_are_not_zero(project):
+    spec = spec_of(project, "cnn_cifar10")
+    a, b = neutral.initial_weights(spec, 0), neutral.initial_weights(spec, 0)
+    assert all(np.array_equal(a[n], b[n]) and a[n].dtype == np.float32 for n in a)
+    assert not np.array_equal(a["fc1.kernel"], neutral.initial_weights(spec, 1)["fc1.kernel"])
+    assert np.all(a["conv1.bias"] != 0)
+    limit = np.sqrt(6 / (27 + 450))
+    assert np.abs(a["conv1.kernel"]).max() <= limit
+    resnet = neutral.initial_weights(spec_of(project, "resnet50_features"), 0)
+    assert resnet["bn1.running_var"].min() >= 0.5
+
+
+def test_batches_are_seeded_and_distinct_tokens_do_not_repeat(project):
+    spec = spec_of(project, "gru_imdb")
+    plain, again = neutral.batches(spec, 0), neutral.batches(spec, 0)
+    assert all(np.array_equal(plain[k], again[k]) for k in plain)
+    assert plain["train_x"].shape == (20, 64, 150) and plain["train_y"].shape == (20, 64)
+    distinct = neutral.batches(spec, 0, "distinct_tokens")
+    for batch in distinct["train_x"]:
+        assert len(np.unique(batch)) == batch.size
+    assert any(len(np.unique(b)) < b.size for b in plain["train_x"])   # repeats happen in the plain ones
+    with pytest.raises(neutral.SpecError, match="distinct_tokens needs token inputs"):
+        neutral.batches(spec_of(project, "cnn_cifar10"), 0, "distinct_tokens")
+
+
+def test_nudged_weights_move_by_one_ulp(project):
+    weights = neutral.initial_weights(spec_of(project, "cnn_cifar10"), 0)
+    nudged = neutral.nudged(weights, 0)
+    for name, value in weights.items():
+        steps = np.abs(nudged[name].view(np.int32).astype(np.int64) - value.view(np.int32).astype(np.int64))
+        assert steps.max() == 1 and steps.min() == 1, name
+
+
+def test_check_weights_names_what_is_wrong(project):
+    spec = spec_of(project, "cnn_cifar10")
+    weights = neutral.initial_weights(spec, 0)
+    weights["fc1.kernel"] = weights["fc1.kernel"].T
+    del weights["fc2.bias"]
+    with pytest.raises(neutral.SpecError, match=r"missing \['fc2.bias'\].*fc1.kernel \(512, 6400\)"):
+        neutral.check_weights(spec, weights, "test")
+
+
+# --- compare(): synthetic outputs -------------------------------------------------------------------
+
+def fake_outputs(spec, initial, names, rng):
+    """What workers would return: identical logits, losses and final weights, then perturbed per test."""
+    logits = rng.standard_normal((4, 10)).astype(np.float32)
+    losses = np.linspace(2.3, 2.2, spec.steps)
+    final = {n: v + 0.01 for n, v in initial.items()}
+    return {name: {"logits": logits.copy(), "losses": losses.copy(),
+                   **{f"roundtrip/{n}": v.copy() for n, v in initial.items()},
+                   **{f"final/{n}": v.copy() for n, v in final.items()}} for name in names}
+
+
+@pytest.fixture
+def cnn(project):
+    spec = spec_of(project, "cnn_cifar10")
+    return spec, neutral.initial_weights(spec, 0)
+
+
+def test_identical_outputs_pass(cnn):
+    spec, initial = cnn
+    outputs = fake_outputs(spec, initial, ["a", "b", "c"], np.random.default_rng(0))
+    compared = equivalence.compare(spec, initial, outputs)
+    assert compared["failures"] == []
+    assert set(compared["logits"]) == {"a vs b", "a vs c", "b vs c"}
+    assert compared["roundtrip"] == {"a": 0.0, "b": 0.0, "c": 0.0}
+    assert compared["moved"]["a"] == pytest.approx(0.01, rel=1e-3)
+
+
+def test_each_kind_of_difference_names_the_pair_and_its_size(cnn):
+    spec, initial = cnn
+    outputs = fake_outputs(spec, initial, ["a", "b"], np.random.default_rng(0))
+    outputs["b"]["logits"][0, 0] += 0.5
+    outputs["b"]["losses"][6] *= 1.01
+    outputs["b"]["final/fc2.bias"][3] += 0.02
+    outputs["b"]["roundtrip/conv3.kernel"][0, 0, 0, 0] += 1e-7
+    failures = equivalence.compare(spec, initial, outputs)["failures"]
+    text = "\n".join(failures)
+    assert "b: round trip neutral -> b -> neutral is not exact: conv3.kernel differs by" in text
+    assert "forward: a vs b: max |Δ logits| = 0.5 (tolerance 0.0001)" in text
+    assert "training: a vs b: loss differs by 0.0099" in text and "at step 7" in text
+    assert "training: a vs b: final weights differ by 0.02 in fc2.bias" in text
+
+
+def test_a_wrong_shape_from_an_adapter_is_reported_not_compared(cnn):
+    spec, initial = cnn
+    outputs = fake_outputs(spec, initial, ["a", "b"], np.random.default_rng(0))
+    outputs["b"]["roundtrip/fc1.kernel"] = outputs["b"]["roundtrip/fc1.kernel"].T
+    compared = equivalence.compare(spec, initial, outputs)
+    assert any("b adapter, read after load: wrong shapes: fc1.kernel" in f for f in compared["failures"])
+    assert compared["logits"] == {}
+
+
+def test_a_note_allows_the_size_it_explains_for_its_pairs_only(project):
+    spec = spec_of(project, "gru_imdb")
+    assert equivalence.pair_tolerance(spec, "pytorch", "mxnet") == 2e-2
+    assert equivalence.pair_tolerance(spec, "tensorflow", "pytorch") == 2e-2
+    assert equivalence.pair_tolerance(spec, "mxnet", "chainer") == spec.tolerance["weights"] == 1e-4
+
+
+def test_a_different_variant_is_measured_not_judged(project):
+    spec = spec_of(project, "resnet50_features")
+    initial = {t.name: np.zeros(t.shape, np.float32) for t in spec.tensors[:3]}
+    spec = neutral.Spec(**{**spec.__dict__, "tensors": spec.tensors[:3]})
+    features = np.ones((2, 2048), np.float32)
+    outputs = {name: {"logits": features * scale, "losses": np.zeros(0),
+                      **{f"roundtrip/{n}": v for n, v in initial.items()},
+                      **{f"final/{n}": v for n, v in initial.items()}}
+               for name, scale in (("pytorch", 1.5), ("tensorflow", 1.0), ("mxnet", 1.0005), ("chainer", 1.0))}
+    compared = equivalence.compare(spec, initial, outputs)
+    assert compared["logits"]["tensorflow vs mxnet"] == pytest.approx(0.0005 / 1.0005, rel=1e-4)
+    assert compared["logits"]["pytorch vs tensorflow"] == pytest.approx(0.5)
+    assert compared["failures"] == []          # pytorch (v1.5) and chainer (Caffe pooling) are exempt
+    outputs["mxnet"]["logits"] = features * 1.01
+    assert compared["losses"] == {} and any(
+        "tensorflow vs mxnet" in f for f in equivalence.compare(spec, initial, outputs)["failures"])

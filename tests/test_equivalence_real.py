@@ -1,0 +1,106 @@
+"""Equivalence in the real environments: the smoke build's checks, and planted differences
+that must be caught (an optimizer edited in a snippet, a broken adapter)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from rosetta import environments, equivalence, results
+from rosetta.project import Project
+
+FRAMEWORKS = ["pytorch", "tensorflow", "mxnet", "chainer"]
+
+
+def smoke_check(project, example):
+    machine = results.machine_id(results.describe_machine())
+    return json.loads(equivalence.result_path(project, machine, "smoke", example).read_text())
+
+
+@pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb", "resnet50_features"])
+def test_every_pair_agrees_in_the_smoke_build(smoke_site, project, example):
+    check = smoke_check(project, example)
+    assert check["failures"] == [] and check["passed"], check["failures"]
+    assert all(check["frameworks"][fw]["status"] == "ok" for fw in FRAMEWORKS)
+    assert check["roundtrip"] == {fw: 0.0 for fw in FRAMEWORKS}
+    assert len(check["logits"]) == 6
+    for note in check["notes"]:
+        if note.get("against"):
+            assert note["measured"]["status"] == "ok"
+            assert all(m["passed"] for m in note["measured"]["frameworks"].values()), note["title"]
+
+
+@pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb"])
+def test_training_checks_cover_every_step_and_the_noise_floor(smoke_site, project, example):
+    check = smoke_check(project, example)
+    assert len(check["losses"]) == len(check["weights"]) == 6
+    assert all(len(check["frameworks"][fw]["losses"]) == 20 for fw in FRAMEWORKS)
+    floor = check["noise_floor"]
+    assert floor["status"] == "ok" and 0 < floor["weights"] < check["tolerance"]["weights"]
+
+
+def test_the_v1_zoos_agree_and_the_variants_are_explained(smoke_site, project):
+    check = smoke_check(project, "resnet50_features")
+    assert check["logits"]["tensorflow vs mxnet"] <= 1e-3
+    assert check["logits"]["pytorch vs mxnet"] > 1e-2          # v1.5: another function
+    v15 = next(n for n in check["notes"] if "v1.5" in n["title"])["measured"]["frameworks"]["pytorch"]
+    assert v15["after"] <= 1e-3 < v15["before"]
+    flops = check["frameworks"]["pytorch"]["facts"]["GFLOPs per 224 × 224 image"]
+    assert flops > v15["facts_after"]["GFLOPs per 224 × 224 image"]
+
+
+def test_the_page_shows_the_section(smoke_site):
+    page = (smoke_site["output"] / "_gen" / "benchmarks" / "gru_imdb.html").read_text()
+    assert "Are these the same model?" in page and "Keras’ Adam and repeated words" in page
+    assert re.search(r"\d\.\d+e-\d\d ✓", page)
+    assert (smoke_site["output"] / "_images").exists() and "gru_imdb-equivalence.png" in page
+
+
+# --- planted differences --------------------------------------------------------------------------
+
+def copied_project(tmp_path, example: str) -> tuple[Project, object]:
+    """A project whose snippets are a copy of one real example; real envs, its own results."""
+    real = Project(root=equivalence.results.REPO_ROOT)
+    shutil.copytree(real.snippets / example, tmp_path / "snippets" / example)
+    project = Project(root=tmp_path, envs=real.envs, venvs=real.venvs)
+    return project, project.example(example)
+
+
+def run_check(project, example, names):
+    frameworks = [fw for fw in project.frameworks() if fw.name in names]
+    envs = {fw.name: environments.ensure(project, fw, create=False) for fw in frameworks}
+    assert all(env.ok for env in envs.values()), "run `make test` (it creates the environments first)"
+    info = results.describe_machine()
+    return equivalence.check(project, example, frameworks, envs, "smoke", results.machine_id(info), info,
+                             log=lambda line: None)
+
+
+def test_a_planted_momentum_variant_is_caught(tmp_path):
+    project, example = copied_project(tmp_path, "cnn_cifar10")
+    snippet = example.snippet_path("pytorch")
+    source = snippet.read_text()
+    assert "momentum=hp.momentum)" in source
+    snippet.write_text(source.replace("momentum=hp.momentum)", "momentum=hp.momentum, nesterov=True)"))
+    check = run_check(project, example, ["pytorch", "mxnet"])
+    assert not check["passed"]
+    planted = [f for f in check["failures"] if f.startswith("training: pytorch vs mxnet")]
+    assert planted, check["failures"]
+    size = float(re.search(r"differ(?:s)? by ([0-9.e-]+)", planted[0]).group(1))
+    assert size > check["tolerance"]["loss"]
+    assert check["logits"]["pytorch vs mxnet"] <= 1e-4          # the model itself is unchanged
+
+
+def test_a_broken_adapter_is_caught(tmp_path):
+    project, example = copied_project(tmp_path, "gru_imdb")
+    adapter = equivalence.adapter_path(example, "tensorflow")
+    source = adapter.read_text()
+    # Forget that Keras orders the gates z, r, n: the classic slip when porting GRU weights.
+    adapter.write_text(source.replace("return np.concatenate([z, r, n], axis=axis)",
+                                      "return np.concatenate([r, z, n], axis=axis)"))
+    check = run_check(project, example, ["tensorflow", "mxnet"])
+    forward = [f for f in check["failures"] if f.startswith("forward: tensorflow vs mxnet")]
+    assert forward, check["failures"]
+    assert float(re.search(r"= ([0-9.e-]+)", forward[0]).group(1)) > 1e-4
+    assert check["roundtrip"]["tensorflow"] == 0.0             # a consistent slip still round-trips
