@@ -8,6 +8,7 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .project import Example, Framework  # noqa: E402
 
@@ -52,16 +53,17 @@ def loss_chart(frameworks: list[Framework], check: dict) -> bytes | None:
     markers = "osD^vx"
     for index, (label, losses) in enumerate(curves):
         top.plot(steps, losses, marker=markers[index % len(markers)], markersize=4, linewidth=1.2,
-                 label=label, alpha=0.8)
+                 label=label, alpha=0.8, color=f"C{index}")
     top.set_ylabel("training loss")
     top.legend(frameon=False, fontsize=9)
     reference_label, reference = curves[0]
     for index, (label, losses) in enumerate(curves[1:], 1):
         relative = np.abs(losses - reference) / np.abs(reference)
         bottom.semilogy(steps, np.maximum(relative, 1e-9), marker=markers[index % len(markers)], markersize=4,
-                        linewidth=1, label=f"{label} vs {reference_label}")
+                        linewidth=1, label=f"{label} vs {reference_label}", color=f"C{index}")
     bottom.axhline(check["tolerance"]["loss"], color="#c44e52", linestyle="--", linewidth=1, label="tolerance")
-    bottom.set_ylabel("relative difference")
+    bottom.set_ylabel("relative difference\n(1e-9: equal)")
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
     bottom.set_xlabel("optimizer step (the same batches in every tab)")
     bottom.legend(frameon=False, fontsize=8, ncol=2)
     for axes in (top, bottom):

@@ -372,9 +372,9 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
              f"model that its own snippet builds: the snippet's steps up to *{example.timed_step}* run unchanged "
              f"under these settings: {overrides}. A small adapter per framework (`{folder}/`) maps the "
              f"tensors in and reads them back. Then every tab computes its outputs for the same "
-             f"{check['forward_batch']} inputs"
+             f"{check['forward_batch']} seeded random inputs"
              + (f", and takes {check['steps']} steps of its snippet's own optimizer on the same batches of "
-                f"{check['batch_size']}" if check["steps"] else "") + ". Every pair is compared.", ""]
+                f"{check['batch_size']} (random inputs and labels)" if check["steps"] else "") + ". Every pair is compared.", ""]
     if check["passed"]:
         agree = "All pairs agree" if not different else "All pairs of the same variant agree"
         lines += [f"```{{admonition}} {agree}", ":class: tip",
