@@ -13,6 +13,15 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 from .project import Example, Framework  # noqa: E402
 
 
+def png(figure) -> bytes:
+    """The figure as PNG bytes, without the matplotlib version in its metadata (stable files)."""
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    plt.close(figure)
+    return buffer.getvalue()
+
+
 def timing_chart(example: Example, frameworks: list[Framework], current: dict) -> bytes | None:
     """Horizontal bars of the timed step per framework, labelled with test accuracy."""
     rows = []
@@ -34,11 +43,7 @@ def timing_chart(example: Example, frameworks: list[Framework], current: dict) -
     axes.set_xlabel(f"{example.timed_step} time, seconds (median; whiskers: min–max)")
     axes.set_xlim(0, max(medians) * 1.6)
     axes.spines[["top", "right"]].set_visible(False)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    plt.close(figure)
-    return buffer.getvalue()
+    return png(figure)
 
 
 def loss_chart(frameworks: list[Framework], check: dict) -> bytes | None:
@@ -68,8 +73,4 @@ def loss_chart(frameworks: list[Framework], check: dict) -> bytes | None:
     bottom.legend(frameon=False, fontsize=8, ncol=2)
     for axes in (top, bottom):
         axes.spines[["top", "right"]].set_visible(False)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    plt.close(figure)
-    return buffer.getvalue()
+    return png(figure)
