@@ -163,3 +163,26 @@ def test_a_different_variant_is_measured_not_judged(project):
     outputs["mxnet"]["logits"] = features * 1.01
     assert compared["losses"] == {} and any(
         "tensorflow vs mxnet" in f for f in equivalence.compare(spec, initial, outputs)["failures"])
+
+
+class FakeEnv:
+    ok = True
+
+    def __init__(self, digest):
+        self.fingerprint_hash = digest
+
+
+def test_the_checks_rerun_when_an_adapter_or_an_environment_changes(tmp_path, project):
+    import shutil
+    from rosetta.project import Project
+    shutil.copytree(project.snippets / "gru_imdb", tmp_path / "snippets" / "gru_imdb")
+    copy = Project(root=tmp_path, envs=project.envs)
+    example = copy.example("gru_imdb")
+    frameworks = project.frameworks()
+    envs = {fw.name: FakeEnv("a") for fw in frameworks}
+    key = equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")
+    assert key == equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")
+    assert key != equivalence.cache_key(copy, example, frameworks, {**envs, "mxnet": FakeEnv("b")}, "cpu", "m")
+    adapter = equivalence.adapter_path(example, "chainer")
+    adapter.write_text(adapter.read_text() + "\n# edited\n")
+    assert key != equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")

@@ -104,3 +104,16 @@ def test_a_broken_adapter_is_caught(tmp_path):
     assert forward, check["failures"]
     assert float(re.search(r"= ([0-9.e-]+)", forward[0]).group(1)) > 1e-4
     assert check["roundtrip"]["tensorflow"] == 0.0             # a consistent slip still round-trips
+
+
+def test_an_edited_model_is_caught_in_the_forward_check(tmp_path):
+    project, example = copied_project(tmp_path, "cnn_cifar10")
+    snippet = example.snippet_path("mxnet")
+    source = snippet.read_text()
+    first_conv = 'nn.Conv2D(50, kernel_size=3, padding=1, activation="relu"),'
+    assert first_conv in source
+    snippet.write_text(source.replace(first_conv, first_conv.replace('"relu"', '"tanh"'), 1))
+    check = run_check(project, example, ["tensorflow", "mxnet"])
+    forward = [f for f in check["failures"] if f.startswith("forward: tensorflow vs mxnet")]
+    assert forward, check["failures"]
+    assert check["roundtrip"]["mxnet"] == 0.0                 # the weights went in right: the model differs
