@@ -17,7 +17,7 @@ envs: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only
-	$(PY) -m pytest tests
+	$(PY) -m pytest --durations=12 tests
 
 # The build's own environment: Sphinx stack, nbclient, matplotlib, pytest, playwright.
 $(VENV)/.installed: envs/docs.txt
