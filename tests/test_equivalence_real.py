@@ -117,3 +117,17 @@ def test_an_edited_model_is_caught_in_the_forward_check(tmp_path):
     forward = [f for f in check["failures"] if f.startswith("forward: tensorflow vs mxnet")]
     assert forward, check["failures"]
     assert check["roundtrip"]["mxnet"] == 0.0                 # the weights went in right: the model differs
+
+
+def test_an_adapter_that_raises_is_reported_and_the_others_still_run(tmp_path):
+    project, example = copied_project(tmp_path, "gru_imdb")
+    adapter = equivalence.adapter_path(example, "mxnet")
+    adapter.write_text(adapter.read_text().replace(
+        "def load(ns, weights, x):\n", "def load(ns, weights, x):\n    raise RuntimeError('planted adapter error')\n"))
+    check = run_check(project, example, ["pytorch", "mxnet"])
+    assert check["frameworks"]["pytorch"]["status"] == "ok"
+    assert check["frameworks"]["mxnet"]["status"] == "failed"
+    assert "mxnet: failed: worker exited 1: RuntimeError: planted adapter error" in check["failures"]
+    assert not check["passed"]
+    eps_note = next(n for n in check["notes"] if "epsilon" in n["title"])
+    assert eps_note["measured"] == {"status": "not-run", "reason": "mxnet did not run"}
