@@ -250,7 +250,8 @@ def main(argv=None) -> int:
                 equivalence_errors.append(f"{example.name}: equivalence could not run: {type(exc).__name__}: {exc}")
                 checked[example.name] = None
         else:
-            checked[example.name] = equivalence.previous(project, example, profile, machine)
+            checked[example.name] = equivalence.previous(project, example, profile, machine, all_frameworks, envs) \
+                if equivalence.has_checks(example) else None
 
     written = pages.write_site(project, all_examples, all_frameworks, all_results, envs,
                                profile, machine, machine_info, checked)

@@ -288,14 +288,20 @@ def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: 
     return {"status": "ok", "against": against, "frameworks": measured}
 
 
-def previous(project: Project, example: Example, profile: str, machine: str) -> dict | None:
-    """The last result on record (for pages of examples this build did not select)."""
+def previous(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],
+             envs: dict) -> dict | None:
+    """The last result on record (for pages of examples this build did not check), marked stale
+    when what it depends on has changed since."""
     path = result_path(project, machine, profile, example.name)
     try:
         data = json.loads(path.read_text()) if path.exists() else None
     except json.JSONDecodeError:
         return None
-    return data if data and data.get("api_version") == API_VERSION else None
+    if not data or data.get("api_version") != API_VERSION:
+        return None
+    candidates = [fw for fw in frameworks if example.snippet_path(fw.name).exists()]
+    data["stale"] = data.get("cache_key") != cache_key(project, example, candidates, envs, profile, machine)
+    return data
 
 
 def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,

@@ -385,6 +385,10 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
         lines += ["```{admonition} Differences over the tolerance", ":class: warning",
                   f"Checked on {check['machine_label']}, {check['date'][:10]}. {versions_text(frameworks, check)}.",
                   "", failures, "```", ""]
+    if check.get("stale"):
+        lines += ["```{admonition} Stale", ":class: warning",
+                  "These checks come from an earlier build: a snippet, an adapter, the neutral spec or an "
+                  "environment has changed since, and this build did not run them again.", "```", ""]
     missing = [f"{labels.get(n, n)}: {info['status']} ({cell_text(info.get('reason', ''))})"
                for n, info in check["frameworks"].items() if info.get("status") != "ok"]
     if missing:

@@ -186,3 +186,24 @@ def test_the_checks_rerun_when_an_adapter_or_an_environment_changes(tmp_path, pr
     adapter = equivalence.adapter_path(example, "chainer")
     adapter.write_text(adapter.read_text() + "\n# edited\n")
     assert key != equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")
+
+
+def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, project):
+    import json
+    import shutil
+    from rosetta.project import Project
+    shutil.copytree(project.snippets / "cnn_cifar10", tmp_path / "snippets" / "cnn_cifar10")
+    copy = Project(root=tmp_path, envs=project.envs)
+    example = copy.example("cnn_cifar10")
+    frameworks = project.frameworks()
+    envs = {fw.name: FakeEnv("a") for fw in frameworks}
+    path = equivalence.result_path(copy, "m", "cpu", example.name)
+    path.parent.mkdir(parents=True)
+    key = equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")
+    path.write_text(json.dumps({"api_version": equivalence.API_VERSION, "cache_key": key}))
+    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
+    snippet = example.snippet_path("mxnet")
+    snippet.write_text(snippet.read_text().replace("momentum", "momentum", 1) + "\n# edited\n")
+    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is True
+    path.write_text("{not json")
+    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs) is None
