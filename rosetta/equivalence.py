@@ -27,7 +27,7 @@ from .project import Example, Framework, Project
 from .settings import settings
 from .snippets import SnippetError, parse
 
-API_VERSION = 1
+API_VERSION = 2                          # 2: notes record their tolerance
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/equivalence.py")
@@ -245,8 +245,13 @@ def noise_floor(run: Runner, fw: Framework, inputs: dict, base: dict, seed: int)
     if outcome["status"] != "ok":
         return {"framework": fw.name, "status": outcome["status"], "reason": outcome["reason"]}
     weights, where = final_difference(base, outcome["arrays"])
-    loss, step = loss_difference(base["losses"], outcome["arrays"]["losses"])
+    loss, _ = loss_difference(base["losses"], outcome["arrays"]["losses"])
     return {"framework": fw.name, "status": "ok", "weights": weights, "where": where, "loss": loss}
+
+
+def note_tolerance(spec: neutral.Spec) -> float:
+    """A note's experiment must bring the difference within the plain tolerance of what it compares."""
+    return spec.tolerance["weights"] if spec.steps else spec.tolerance["logits"]
 
 
 def note_metric(spec: neutral.Spec, a: dict, b: dict) -> tuple[float, str]:
@@ -281,10 +286,9 @@ def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: 
             continue
         before, before_where = note_metric(spec, outputs[name], outputs[against])
         after, after_where = note_metric(spec, outcome["arrays"], reference)
-        limit = spec.tolerance["weights"] if spec.steps else spec.tolerance["logits"]
         measured[name] = {"status": "ok", "before": before, "before_where": before_where,
-                          "after": after, "after_where": after_where, "passed": after <= limit,
-                          "facts_after": outcome.get("facts", {})}
+                          "after": after, "after_where": after_where, "tolerance": note_tolerance(spec),
+                          "passed": after <= note_tolerance(spec), "facts_after": outcome.get("facts", {})}
     return {"status": "ok", "against": against, "frameworks": measured}
 
 
@@ -292,16 +296,24 @@ def previous(project: Project, example: Example, profile: str, machine: str, fra
              envs: dict) -> dict | None:
     """The last result on record (for pages of examples this build did not check), marked stale
     when what it depends on has changed since."""
-    path = result_path(project, machine, profile, example.name)
+    data = stored(result_path(project, machine, profile, example.name))
+    if data is not None:
+        data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
+                                                           envs, profile, machine)
+    return data
+
+
+def stored(path: Path) -> dict | None:
+    """A result file this version can read, or None."""
     try:
         data = json.loads(path.read_text()) if path.exists() else None
     except json.JSONDecodeError:
         return None
-    if not data or data.get("api_version") != API_VERSION:
-        return None
-    candidates = [fw for fw in frameworks if example.snippet_path(fw.name).exists()]
-    data["stale"] = data.get("cache_key") != cache_key(project, example, candidates, envs, profile, machine)
-    return data
+    return data if data and data.get("api_version") == API_VERSION else None
+
+
+def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
+    return [fw for fw in frameworks if example.snippet_path(fw.name).exists()]
 
 
 def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
@@ -309,17 +321,13 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
     """The example's equivalence result: measured again when anything it depends on changed."""
     if not has_checks(example):
         return None
-    candidates = [fw for fw in frameworks if example.snippet_path(fw.name).exists()]
+    candidates = candidates_of(example, frameworks)
     key = cache_key(project, example, candidates, envs, profile, machine)
     path = result_path(project, machine, profile, example.name)
-    if path.exists() and not force:
-        try:
-            previous = json.loads(path.read_text())
-            if previous.get("api_version") == API_VERSION and previous.get("cache_key") == key:
-                log("  equivalence: up to date")
-                return previous
-        except json.JSONDecodeError:
-            pass
+    last = stored(path)
+    if last is not None and last.get("cache_key") == key and not force:
+        log("  equivalence: up to date")
+        return last
     spec = load_spec(project, example, profile)
     seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
     initial = neutral.initial_weights(spec, seed)
@@ -357,10 +365,9 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
             entry["measured"] = measure_note(run, note, by_name, inputs, outputs, seed)
             for name, m in entry["measured"].get("frameworks", {}).items():
                 if m.get("passed") is False:
-                    limit = spec.tolerance["weights"] if spec.steps else spec.tolerance["logits"]
                     failures.append(f"note {note['title']!r}: with its change, {name} vs {note['against']} "
                                     f"still differ by {m['after']:.3g} in {m['after_where']} "
-                                    f"(tolerance {limit:g}): the note does not explain it all")
+                                    f"(tolerance {m['tolerance']:g}): the note does not explain it all")
         notes.append(entry)
     result = {"api_version": API_VERSION, "example": example.name, "profile": profile, "machine": machine,
               "machine_label": results.machine_label(machine_info), "cache_key": key, "date": results.now(),

@@ -347,12 +347,11 @@ def note_measurement(note: dict, labels: dict, check: dict) -> str:
         verdict = "✓" if m["passed"] else "✗ more than the tolerance: something else differs too"
         change = (" and the change below" if batches else " with the change below") if note.get("change") else ""
         if check["steps"]:
-            what, limit = f"final weights after {check['steps']} steps", check["tolerance"]["weights"]
-            where_before = f" (in {m['before_where']})"
+            what, where_before = f"final weights after {check['steps']} steps", f" (in {m['before_where']})"
         else:
-            what, limit, where_before = "relative difference of the outputs", check["tolerance"]["logits"], ""
+            what, where_before = "relative difference of the outputs", ""
         sentences.append(f"{label} vs {against}, {what}: **{m['before']:.1e}**{where_before} as the snippets "
-                         f"stand; **{m['after']:.1e}**{batches}{change} (tolerance {limit:g}) {verdict}")
+                         f"stand; **{m['after']:.1e}**{batches}{change} (tolerance {m['tolerance']:g}) {verdict}")
         before_facts = check["frameworks"].get(name, {}).get("facts", {})
         for fact, value in m.get("facts_after", {}).items():
             sentences.append(f"{label}'s {fact}: {before_facts.get(fact, '?')} as built, {value} with the change")
