@@ -280,7 +280,7 @@ def main(argv=None) -> int:
         for (ex, state, reason), fws in failures.items():
             log(f"  {ex}/{','.join(fws)}: {state}: {reason}")
     if mismatches:
-        log(f"{len(mismatches)} equivalence check(s) failed (see each benchmark's 'Are these the same model?'):")
+        log(f"{len(mismatches)} equivalence problem(s) (each benchmark page shows its checks):")
         for line in mismatches:
             log(f"  {line}")
     if status:

@@ -64,7 +64,10 @@ def _dimension(value, hp: dict) -> int:
 
 def load_spec(folder: Path, hp: dict) -> Spec:
     """Read `folder/weights.toml`, resolving shape entries against the settings `hp`."""
-    meta = tomllib.loads((folder / SPEC_FILE).read_text())
+    try:
+        meta = tomllib.loads((folder / SPEC_FILE).read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{folder / SPEC_FILE}: {exc}") from None
     entries = list(meta.get("tensor", ()))
     if "resnet" in meta:
         entries += resnet_tensors(**meta["resnet"])

@@ -207,3 +207,9 @@ def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, pro
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is True
     path.write_text("{not json")
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs) is None
+
+
+def test_a_broken_spec_names_its_file(tmp_path):
+    (tmp_path / neutral.SPEC_FILE).write_text("steps = twenty\n")
+    with pytest.raises(neutral.SpecError, match=r"weights.toml: Invalid value"):
+        neutral.load_spec(tmp_path, {})
