@@ -27,7 +27,7 @@ from .project import Example, Framework, Project
 from .settings import settings
 from .snippets import SnippetError, parse
 
-API_VERSION = 2                          # 2: notes record their tolerance
+API_VERSION = 3                          # 3: the snippets' own train cells, inputs alone
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/equivalence.py")
@@ -79,35 +79,37 @@ def cache_key(project: Project, example: Example, frameworks: list[Framework], e
 
 # --- running one framework ------------------------------------------------------------------------
 
-def code_before_timed_step(example: Example, path: Path) -> str:
-    """The snippet's steps up to (not including) the timed one: setup, data, model."""
+def step_codes(example: Example, path: Path) -> tuple[str, str]:
+    """The snippet's steps up to (not including) the timed one (setup, data, model), and the timed step."""
     steps = parse(path, example).steps
     names = [s.name for s in steps]
     end = names.index(example.timed_step) if example.timed_step in names else len(steps)
-    return "\n\n".join(s.code for s in steps[:end])
+    timed = steps[end].code if end < len(steps) else ""
+    return "\n\n".join(s.code for s in steps[:end]), timed
 
 
 def run_framework(project: Project, example: Example, fw: Framework, spec: neutral.Spec, profile: str,
-                  inputs: dict, job_dir: Path, change: str = "") -> dict:
+                  inputs: dict, job_dir: Path, change: str = "", train_cell: bool = False) -> dict:
     """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
-    the snippet's steps (a note's experiment, e.g. moving Adam's epsilon)."""
+    the snippet's steps (a note's experiment, e.g. moving Adam's epsilon); with `train_cell` the
+    worker also runs the snippet's own timed (training) cell over the same batches."""
     if job_dir.exists():
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
     try:
-        code = code_before_timed_step(example, example.snippet_path(fw.name))
+        code, timed = step_codes(example, example.snippet_path(fw.name))
     except SnippetError as exc:
         return {"status": "failed", "reason": str(exc)}
     (job_dir / "job.json").write_text(json.dumps({
         "snippet": str(example.snippet_path(fw.name)), "code": code + ("\n\n" + change if change else ""),
-        "adapter": str(adapter_path(example, fw.name))}))
+        "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw.name))}))
     neutral.save(job_dir / "weights.npz", inputs["weights"])
     neutral.save(job_dir / "batches.npz", inputs["batches"])
     run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
     run_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
            "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
-           "TF_CPP_MIN_LOG_LEVEL": "2"}
+           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz")}
     if "weights" in spec.overrides:
         env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
     command = [str(environments.venv_python(project, fw)), "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]
@@ -133,11 +135,23 @@ def split(arrays: dict, prefix: str) -> dict:
     return {name[len(prefix):]: value for name, value in arrays.items() if name.startswith(prefix)}
 
 
+def absolute_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| elementwise; infinite where either side is not finite (a diverged run must never
+    compare as close: NaN > tolerance is False)."""
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    return np.where(np.isfinite(a) & np.isfinite(b), np.abs(a - b), np.inf)
+
+
+def size(value: float) -> str:
+    """A measured difference for a message; infinite means a value was not finite."""
+    return f"{value:.3g}" if np.isfinite(value) else "inf (a value is not finite: the run diverged)"
+
+
 def max_difference(a: dict, b: dict) -> tuple[float, str]:
     """Largest |a - b| over all tensors, and the tensor where it is."""
     worst, where = 0.0, ""
     for name in a:
-        diff = float(np.max(np.abs(a[name].astype(np.float64) - b[name].astype(np.float64))))
+        diff = float(np.max(absolute_difference(a[name], b[name]), initial=0.0))
         if diff > worst or not where:
             worst, where = diff, name
     return worst, where
@@ -145,15 +159,15 @@ def max_difference(a: dict, b: dict) -> tuple[float, str]:
 
 def loss_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:
     """Largest relative difference of two loss curves, and the step (1-based) where it is."""
-    relative = np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
+    relative = absolute_difference(a, b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
+    relative = np.where(np.isnan(relative), np.inf, relative)
     step = int(np.argmax(relative))
     return float(relative[step]), step + 1
 
 
 def logits_difference(spec: neutral.Spec, a: np.ndarray, b: np.ndarray) -> float:
     """Largest |a - b| of two outputs; relative to the largest |b| where the spec says so (features)."""
-    a, b = a.astype(np.float64), b.astype(np.float64)
-    diff = float(np.max(np.abs(a - b)))
+    diff = float(np.max(absolute_difference(a, b)))
     return diff / max(float(np.max(np.abs(b))), 1e-30) if spec.tolerance.get("relative") else diff
 
 
@@ -192,6 +206,28 @@ def compare(spec: neutral.Spec, initial: dict, outputs: dict[str, dict]) -> dict
     names = [n for n in outputs if roundtrip.get(n) is not None]
     if not spec.steps:
         finals = {}            # inference only: nothing trained, nothing moved
+    # Inference mode: an input's outputs do not depend on the rest of its batch (batch-norm statistics).
+    alone = {}
+    for name in names:
+        if "alone" in outputs[name]:
+            alone[name] = logits_difference(spec, outputs[name]["alone"], outputs[name]["logits"][:1])
+            if alone[name] > tol["logits"]:
+                failures.append(f"forward: {name}: one input alone differs from the same input in its batch by "
+                                f"{alone[name]:.3g} (tolerance {tol['logits']:g}): is it in inference mode?")
+    # The snippets' own train cells: across frameworks, and each against its adapter's steps.
+    cells = {name: split(outputs[name], "cell/") for name in finals if split(outputs[name], "cell/")}
+    cell_vs_steps, cell_weights = {}, {}
+    for name, cell in cells.items():
+        try:
+            neutral.check_weights(spec, cell, f"{name} adapter, read after the train cell")
+        except neutral.SpecError as exc:
+            failures.append(str(exc))
+            continue
+        cell_vs_steps[name], where = max_difference(cell, finals[name])
+        if cell_vs_steps[name] > tol["weights"]:
+            failures.append(f"train cell: {name}: the snippet's own train cell ends {size(cell_vs_steps[name])} away "
+                            f"from the same {spec.steps} steps taken one by one (in {where}; tolerance "
+                            f"{tol['weights']:g})")
     logits, losses, weights, weights_tolerance = {}, {}, {}, {}
     for a, b in itertools.combinations(names, 2):
         pair = f"{a} vs {b}"
@@ -203,17 +239,23 @@ def compare(spec: neutral.Spec, initial: dict, outputs: dict[str, dict]) -> dict
             continue
         losses[pair], step = loss_difference(outputs[a]["losses"], outputs[b]["losses"])
         if losses[pair] > tol["loss"]:
-            failures.append(f"training: {pair}: loss differs by {losses[pair]:.3g} relative at step {step} "
+            failures.append(f"training: {pair}: loss differs by {size(losses[pair])} relative at step {step} "
                             f"({outputs[a]['losses'][step - 1]:.6f} vs {outputs[b]['losses'][step - 1]:.6f}; "
                             f"tolerance {tol['loss']:g})")
         weights[pair], where = max_difference(finals[a], finals[b])
         weights_tolerance[pair] = pair_tolerance(spec, a, b)
         if weights[pair] > weights_tolerance[pair]:
-            failures.append(f"training: {pair}: final weights differ by {weights[pair]:.3g} in {where} "
+            failures.append(f"training: {pair}: final weights differ by {size(weights[pair])} in {where} "
                             f"after {spec.steps} steps (tolerance {weights_tolerance[pair]:g})")
+        if a in cell_vs_steps and b in cell_vs_steps:
+            cell_weights[pair], where = max_difference(cells[a], cells[b])
+            if cell_weights[pair] > weights_tolerance[pair]:
+                failures.append(f"train cell: {pair}: weights after the snippets' own train cells differ by "
+                                f"{size(cell_weights[pair])} in {where} (tolerance {weights_tolerance[pair]:g})")
     # How far training moved the weights: the scale the final-weights differences sit against.
     moved = {name: max_difference(final, initial)[0] for name, final in finals.items()}
-    return {"roundtrip": roundtrip, "logits": logits, "losses": losses, "weights": weights,
+    return {"roundtrip": roundtrip, "logits": logits, "alone": alone, "losses": losses, "weights": weights,
+            "cell_weights": cell_weights, "cell_vs_steps": cell_vs_steps,
             "weights_tolerance": weights_tolerance, "moved": moved, "failures": failures}
 
 
@@ -229,9 +271,10 @@ class Runner:
     def __init__(self, project: Project, example: Example, spec: neutral.Spec, profile: str, log):
         self.project, self.example, self.spec, self.profile, self.log = project, example, spec, profile, log
 
-    def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "") -> dict:
+    def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
         job_dir = self.project.build / "equivalence" / self.example.name / f"{fw.name}-{tag}"
-        outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir, change)
+        outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir, change,
+                                train_cell)
         self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
                  + (f" in {outcome['seconds']:.1f} s" if outcome["status"] == "ok" else f": {outcome['reason']}"))
         return outcome
@@ -343,7 +386,7 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
             per_framework[fw.name] = {"status": "no-adapter",
                                       "reason": f"no {adapter_path(example, fw.name).relative_to(project.root)}"}
             continue
-        outcome = run(fw, inputs, "base")
+        outcome = run(fw, inputs, "base", train_cell=True)
         arrays = outcome.pop("arrays", None)
         if arrays is not None:
             outputs[fw.name] = arrays

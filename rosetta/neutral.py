@@ -8,6 +8,7 @@ docs environment (which makes the files) and in each framework's environment (wh
 """
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 SPEC_FILE = "weights.toml"
+# Set by the equivalence checks: the batches file a snippet's data step reads under `data = "neutral"`.
+BATCHES_VARIABLE = "ROSETTA_NEUTRAL_BATCHES"
 
 
 class SpecError(ValueError):
@@ -206,6 +209,20 @@ def check_weights(spec: Spec, weights: dict[str, np.ndarray], where: str) -> Non
         parts = [f"missing {missing}" if missing else "", f"unexpected {extra}" if extra else "",
                  f"wrong shapes: {', '.join(wrong)}" if wrong else ""]
         raise SpecError(f"{where}: " + "; ".join(p for p in parts if p))
+
+
+def data_step_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What a data loader returns under the setting `data = "neutral"`: the checks' training batches in
+    their order as the training set (so a train cell that does not shuffle sees exactly them), and the
+    forward batch as the test set (labels 0)."""
+    path = os.environ.get(BATCHES_VARIABLE)
+    if not path:
+        raise RuntimeError(f'data = "neutral" is for the equivalence checks, which set {BATCHES_VARIABLE}')
+    arrays = load(Path(path))
+    x_train = arrays["train_x"].reshape(-1, *arrays["train_x"].shape[2:])
+    y_train = arrays["train_y"].reshape(-1)
+    x_test = arrays["forward_x"]
+    return x_train, y_train, x_test, np.zeros(len(x_test), dtype=np.int32)
 
 
 def save(path: Path, arrays: dict[str, np.ndarray]) -> None:

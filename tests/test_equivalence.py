@@ -174,6 +174,7 @@ class FakeEnv:
 
 def test_the_checks_rerun_when_an_adapter_or_an_environment_changes(tmp_path, project):
     import shutil
+
     from rosetta.project import Project
     shutil.copytree(project.snippets / "gru_imdb", tmp_path / "snippets" / "gru_imdb")
     copy = Project(root=tmp_path, envs=project.envs)
@@ -191,6 +192,7 @@ def test_the_checks_rerun_when_an_adapter_or_an_environment_changes(tmp_path, pr
 def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, project):
     import json
     import shutil
+
     from rosetta.project import Project
     shutil.copytree(project.snippets / "cnn_cifar10", tmp_path / "snippets" / "cnn_cifar10")
     copy = Project(root=tmp_path, envs=project.envs)
@@ -203,8 +205,12 @@ def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, pro
     path.write_text(json.dumps({"api_version": equivalence.API_VERSION, "cache_key": key}))
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
     snippet = example.snippet_path("mxnet")
-    snippet.write_text(snippet.read_text().replace("momentum", "momentum", 1) + "\n# edited\n")
+    source = snippet.read_text()
+    assert "trainer.step(hp.batch_size)" in source
+    snippet.write_text(source.replace("trainer.step(hp.batch_size)", "trainer.step(1)"))
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is True
+    snippet.write_text(source)
+    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
     path.write_text("{not json")
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs) is None
 
@@ -213,3 +219,36 @@ def test_a_broken_spec_names_its_file(tmp_path):
     (tmp_path / neutral.SPEC_FILE).write_text("steps = twenty\n")
     with pytest.raises(neutral.SpecError, match=r"weights.toml: Invalid value"):
         neutral.load_spec(tmp_path, {})
+
+
+def test_a_diverged_run_never_compares_as_close(cnn):
+    """NaN > tolerance is False: without care a run that blew up would pass every check."""
+    spec, initial = cnn
+    outputs = fake_outputs(spec, initial, ["a", "b"], np.random.default_rng(0))
+    outputs["b"]["losses"][5:] = np.nan
+    outputs["b"]["final/conv1.kernel"][0, 0, 0, 0] = np.inf
+    compared = equivalence.compare(spec, initial, outputs)
+    text = "\n".join(compared["failures"])
+    assert "training: a vs b: loss differs by inf (a value is not finite: the run diverged) relative at step 6" in text
+    assert "final weights differ by inf" in text and compared["weights"]["a vs b"] == np.inf
+
+
+def test_the_train_cells_are_compared_across_frameworks_and_with_their_steps(cnn):
+    spec, initial = cnn
+    outputs = fake_outputs(spec, initial, ["a", "b", "c"], np.random.default_rng(0))
+    for name in outputs:
+        outputs[name].update({f"cell/{n}": v.copy() for n, v in split_final(outputs[name]).items()})
+        outputs[name]["alone"] = outputs[name]["logits"][:1].copy()
+    assert equivalence.compare(spec, initial, outputs)["failures"] == []
+    outputs["c"]["cell/fc2.bias"][0] += 0.05              # only c's timed cell learned something else
+    outputs["b"]["alone"][0, 3] += 0.01                  # b's first input depends on its batch
+    compared = equivalence.compare(spec, initial, outputs)
+    text = "\n".join(compared["failures"])
+    assert "train cell: a vs c: weights after the snippets' own train cells differ by 0.05 in fc2.bias" in text
+    assert "train cell: c: the snippet's own train cell ends 0.05 away from the same 20 steps" in text
+    assert "train cell: a vs b" not in text and compared["cell_weights"]["a vs b"] == 0
+    assert "forward: b: one input alone differs from the same input in its batch by 0.01" in text
+
+
+def split_final(arrays):
+    return equivalence.split(arrays, "final/")

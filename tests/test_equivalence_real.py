@@ -11,6 +11,7 @@ import pytest
 from rosetta import environments, equivalence, results
 from rosetta.project import Project
 
+pytestmark = pytest.mark.envs
 FRAMEWORKS = ["pytorch", "tensorflow", "mxnet", "chainer"]
 
 
@@ -26,6 +27,7 @@ def test_every_pair_agrees_in_the_smoke_build(smoke_site, project, example):
     assert all(check["frameworks"][fw]["status"] == "ok" for fw in FRAMEWORKS)
     assert check["roundtrip"] == {fw: 0.0 for fw in FRAMEWORKS}
     assert len(check["logits"]) == 6
+    assert set(check["alone"]) == set(FRAMEWORKS), "every tab's batch independence was measured"
     for note in check["notes"]:
         if note.get("against"):
             assert note["measured"]["status"] == "ok"
@@ -39,6 +41,9 @@ def test_training_checks_cover_every_step_and_the_noise_floor(smoke_site, projec
     assert all(len(check["frameworks"][fw]["losses"]) == 20 for fw in FRAMEWORKS)
     floor = check["noise_floor"]
     assert floor["status"] == "ok" and 0 < floor["weights"] < check["tolerance"]["weights"]
+    # The snippets' own train cells ran, and took the same steps as the adapters did.
+    assert len(check["cell_weights"]) == 6
+    assert all(check["cell_vs_steps"][fw] <= check["tolerance"]["weights"] for fw in FRAMEWORKS)
 
 
 def test_the_v1_zoos_agree_and_the_variants_are_explained(smoke_site, project):
@@ -90,6 +95,23 @@ def test_a_planted_momentum_variant_is_caught(tmp_path):
     size = float(re.search(r"differ(?:s)? by ([0-9.e-]+)", planted[0]).group(1))
     assert size > check["tolerance"]["loss"]
     assert check["logits"]["pytorch vs mxnet"] <= 1e-4          # the model itself is unchanged
+
+
+def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path):
+    """trainer.step(1) instead of trainer.step(batch_size): Gluon's gradients are summed over the batch, so
+    this is a 64 times larger learning rate, in the timed cell only (the adapters never see it)."""
+    project, example = copied_project(tmp_path, "cnn_cifar10")
+    snippet = example.snippet_path("mxnet")
+    source = snippet.read_text()
+    assert "trainer.step(hp.batch_size)" in source
+    snippet.write_text(source.replace("trainer.step(hp.batch_size)", "trainer.step(1)"))
+    check = run_check(project, example, ["pytorch", "mxnet"])
+    print("\n".join(check["failures"]))         # shown with -s: what the build prints
+    planted = [f for f in check["failures"] if f.startswith("train cell: pytorch vs mxnet:")]
+    assert planted, check["failures"]
+    assert check["cell_weights"]["pytorch vs mxnet"] > check["weights_tolerance"]["pytorch vs mxnet"]
+    assert any(f.startswith("train cell: mxnet:") for f in check["failures"]), "and against its own steps"
+    assert check["weights"]["pytorch vs mxnet"] <= check["tolerance"]["weights"], "the adapters' steps agree"
 
 
 def test_a_broken_adapter_is_caught(tmp_path):

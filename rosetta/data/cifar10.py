@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import neutral
 from ..report import note
 from .fetch import DataError, Source, cache_dir, data_dirs, found_or_downloaded, verify
 
@@ -62,7 +63,8 @@ def locate() -> Source | None:
 
 
 def locate_or_download() -> Source:
-    return found_or_downloaded(locate(), OFFICIAL_URL, OFFICIAL_ARCHIVE, "md5", OFFICIAL_MD5, "CIFAR-10", WHAT_TO_PROVIDE)
+    return found_or_downloaded(locate(), OFFICIAL_URL, OFFICIAL_ARCHIVE, "md5", OFFICIAL_MD5, "CIFAR-10",
+                               WHAT_TO_PROVIDE)
 
 
 # --- decoding ---------------------------------------------------------------------------
@@ -119,7 +121,8 @@ def _image_to_array(raw: bytes, name: str) -> np.ndarray:
     except (UnidentifiedImageError, OSError) as exc:
         raise DataError(f"CIFAR-10 image {name} cannot be decoded ({exc}). {WHAT_TO_PROVIDE}.") from None
     if pixels.shape != (32, 32, 3):
-        raise DataError(f"CIFAR-10 image {name} is {pixels.shape[1]}x{pixels.shape[0]}, expected 32x32. {WHAT_TO_PROVIDE}.")
+        raise DataError(f"CIFAR-10 image {name} is {pixels.shape[1]}x{pixels.shape[0]}, expected 32x32. "
+                        f"{WHAT_TO_PROVIDE}.")
     return pixels.transpose(2, 0, 1)
 
 
@@ -149,7 +152,8 @@ def _decode_image_folder(source: Source):
         images[split].append((class_name, name, raw))
     for split, found in images.items():
         if not found:
-            raise DataError(f"CIFAR-10 image folder {source.path} has no {split}/<class>/<image> files. {WHAT_TO_PROVIDE}.")
+            raise DataError(f"CIFAR-10 image folder {source.path} has no {split}/<class>/<image> files. "
+                            f"{WHAT_TO_PROVIDE}.")
     classes = {split: sorted({c for c, _, _ in found}) for split, found in images.items()}
     if len(classes["train"]) != N_CLASSES or classes["train"] != classes["test"]:
         raise DataError(
@@ -205,6 +209,12 @@ def load(hp, layout: str = "NCHW"):
     """
     if layout not in ("NCHW", "NHWC"):
         raise ValueError(f"layout must be 'NCHW' or 'NHWC', not {layout!r}")
+    if hp.data == "neutral":      # the equivalence checks' batches: already float, channels first
+        x_train, y_train, x_test, y_test = neutral.data_step_arrays()
+        note(data_source="the equivalence checks' neutral batches")
+        if layout == "NHWC":
+            x_train, x_test = x_train.transpose(0, 2, 3, 1), x_test.transpose(0, 2, 3, 1)
+        return np.ascontiguousarray(x_train), y_train, np.ascontiguousarray(x_test), y_test
     if hp.data == "synthetic":
         x_train, y_train, x_test, y_test = _synthetic(hp)
         note(data_source="synthetic (seeded random images, smoke profile)")
@@ -216,7 +226,8 @@ def load(hp, layout: str = "NCHW"):
             x_test, y_test = cached["x_test"][test_rows], cached["y_test"][test_rows]
             source = f"CIFAR-10, {cached['source']} ({cached['checksum']})"
             if "image-folder" in str(cached["source"]) or "image folder" in str(cached["source"]):
-                source += "; images re-encoded (e.g. JPEG), so accuracy is comparable to, not identical with, the official release"
+                source += ("; images re-encoded (e.g. JPEG), so accuracy is comparable to, not identical with, "
+                           "the official release")
             note(data_source=source)
     if layout == "NHWC":
         x_train, x_test = x_train.transpose(0, 2, 3, 1), x_test.transpose(0, 2, 3, 1)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import neutral
 from ..report import note
 from .fetch import DataError, Source, cache_dir, data_dirs, found_or_downloaded, verify
 
@@ -62,7 +63,8 @@ def locate() -> Source | None:
 
 
 def locate_or_download() -> Source:
-    return found_or_downloaded(locate(), OFFICIAL_URL, OFFICIAL_ARCHIVE, "sha256", OFFICIAL_SHA256, "IMDB", WHAT_TO_PROVIDE)
+    return found_or_downloaded(locate(), OFFICIAL_URL, OFFICIAL_ARCHIVE, "sha256", OFFICIAL_SHA256, "IMDB",
+                               WHAT_TO_PROVIDE)
 
 
 def _labelled_path(parts: tuple[str, ...]):
@@ -167,6 +169,9 @@ def load(hp):
 
     Training reviews are shuffled once (the files are sorted, so the labels would be too).
     """
+    if hp.data == "neutral":      # the equivalence checks' batches
+        note(data_source="the equivalence checks' neutral batches")
+        return neutral.data_step_arrays()
     if hp.data == "synthetic":
         note(data_source="synthetic (seeded random token ids, smoke profile)")
         return _synthetic(hp)

@@ -63,7 +63,8 @@ print(model)                                             # input sizes are infer
 # %% tags=["train"]
 n_batches = len(x_train) // hp.batch_size               # full batches only
 for epoch in range(hp.epochs):
-    order = mx.nd.array(rng.permutation(len(x_train)), ctx=ctx)
+    order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
+    order = mx.nd.array(order, ctx=ctx)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
         with autograd.record():                          # record() also turns dropout on

@@ -74,7 +74,8 @@ print(sum(p.numel() for p in model.parameters()), "parameters")
 model.train()                                   # dropout on
 n_batches = len(x_train) // hp.batch_size       # full batches only
 for epoch in range(hp.epochs):
-    order = torch.from_numpy(rng.permutation(len(x_train))).to(device)
+    order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
+    order = torch.from_numpy(order).to(device)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
         optimizer.zero_grad()

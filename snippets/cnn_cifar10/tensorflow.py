@@ -66,8 +66,8 @@ model.compile(
 print(model.count_params(), "parameters")
 
 # %% tags=["train"]
-# fit() shuffles every epoch and compiles the training step into a graph (tf.function).
-history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=True, verbose=0)
+# fit() shuffles every epoch (its own generator) and compiles the training step into a graph (tf.function).
+history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=hp.shuffle, verbose=0)
 for epoch, loss in enumerate(history.history["loss"], 1):
     print(f"epoch {epoch}: mean loss {loss:.3f}")
 

@@ -63,7 +63,8 @@ print(sum(p.size for p in model.params()), "parameters; fused kernel:", fused_ke
 # %% tags=["train"]
 n_batches = len(x_train) // hp.batch_size                # full batches only
 for epoch in range(hp.epochs):
-    order = device.send(rng.permutation(len(x_train)))
+    order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
+    order = device.send(order)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
         loss = loss_fn(model(x_train[rows]), y_train[rows])

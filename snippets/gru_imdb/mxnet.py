@@ -60,7 +60,8 @@ print(model, "\nfused kernel:", fused_kernel)
 # %% tags=["train"]
 n_batches = x_train.shape[0] // hp.batch_size            # full batches only
 for epoch in range(hp.epochs):
-    order = mx.nd.array(rng.permutation(x_train.shape[0]), ctx=ctx)
+    order = rng.permutation(x_train.shape[0]) if hp.shuffle else np.arange(x_train.shape[0])   # a new order each epoch
+    order = mx.nd.array(order, ctx=ctx)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
         with autograd.record():

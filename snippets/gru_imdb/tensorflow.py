@@ -59,7 +59,7 @@ fused_kernel = "yes (cuDNN)" if on_gpu else "no (CPU: a loop of GRU cells)"
 print(model.count_params(), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
-history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=True, verbose=0)
+history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=hp.shuffle, verbose=0)
 for epoch, loss in enumerate(history.history["loss"], 1):
     print(f"epoch {epoch}: mean loss {loss:.3f}")
 

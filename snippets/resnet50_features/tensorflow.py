@@ -15,7 +15,6 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras
-import numpy as np
 import tensorflow as tf
 
 from rosetta import report, settings
@@ -40,12 +39,10 @@ model = keras.applications.ResNet50(weights="imagenet" if hp.weights == "pretrai
                                     include_top=False, pooling="avg",
                                     input_shape=(hp.image_size, hp.image_size, 3))
 # predict() runs a compiled tf.function with training=False: batch-norm uses its moving averages.
-warm = model.predict(warm_up, batch_size=hp.batch_size, verbose=0)
-alone = model.predict(warm_up[:1], verbose=0)
-batch_independence = float(np.abs(warm[:1] - alone).max())
-print("features", warm.shape, f"| one image alone vs in its batch: max diff {batch_independence:.1e}")
+warm = model.predict(warm_up, batch_size=hp.batch_size, verbose=0)   # warm-up: traces it for the batch shape
+print("features", warm.shape)
 
 # %% tags=["infer"]
 features = model.predict(timed, batch_size=hp.batch_size, verbose=0)   # returns numpy: already synchronised
 print("features", features.shape)
-report(images=features.shape[0], feature_size=features.shape[1], batch_independence=batch_independence)
+report(images=features.shape[0], feature_size=features.shape[1])

@@ -1,6 +1,5 @@
 """Neutral CNN weights <-> the Gluon snippet's HybridSequential (conv (out, in, h, w); Dense (out, in))."""
 import mxnet as mx
-import numpy as np
 from mxnet import autograd
 from mxnet.gluon import nn
 

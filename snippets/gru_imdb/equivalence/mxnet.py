@@ -6,39 +6,39 @@ in the neutral order r, z, n (cuDNN's): only a transpose. Dense stores (outputs,
 import mxnet as mx
 from mxnet import autograd
 
-PAIRS = (  # neutral name, parameter name suffix, stored transposed?
-    ("embedding", "embedding0_weight", False),
-    ("gru.input_kernel", "l0_i2h_weight", True),
-    ("gru.recurrent_kernel", "l0_h2h_weight", True),
-    ("gru.input_bias", "l0_i2h_bias", False),
-    ("gru.recurrent_bias", "l0_h2h_bias", False),
-    ("fc.kernel", "dense0_weight", True),
-    ("fc.bias", "dense0_bias", False),
+PAIRS = (  # neutral name, the parameter's attribute path in the snippet's model, stored transposed?
+    ("embedding", "embedding.weight", False),
+    ("gru.input_kernel", "gru.l0_i2h_weight", True),
+    ("gru.recurrent_kernel", "gru.l0_h2h_weight", True),
+    ("gru.input_bias", "gru.l0_i2h_bias", False),
+    ("gru.recurrent_bias", "gru.l0_h2h_bias", False),
+    ("fc.kernel", "fc.weight", True),
+    ("fc.bias", "fc.bias", False),
 )
 
 
 def _parameters(model):
+    """By attribute, not by Gluon's generated names: those count up with every model built (embedding0_,
+    embedding1_, ...), and the checks build the snippet's model more than once."""
     found = {}
-    for suffix in (suffix for _, suffix, _ in PAIRS):
-        matches = [p for key, p in model.collect_params().items() if key.endswith(suffix)]
-        if len(matches) != 1:
-            raise KeyError(f"expected one parameter ending in {suffix!r}, found {len(matches)}")
-        found[suffix] = matches[0]
+    for _, path, _ in PAIRS:
+        owner, attribute = path.rsplit(".", 1)
+        found[path] = getattr(getattr(model, owner), attribute)
     return found
 
 
 def load(ns, weights, x):
     ns["model"](mx.nd.array(x[:1], ctx=ns["ctx"]))          # Gluon infers input sizes on the first call
     parameters = _parameters(ns["model"])
-    for name, suffix, transposed in PAIRS:
-        parameters[suffix].set_data(mx.nd.array(weights[name].T if transposed else weights[name]))
+    for name, path, transposed in PAIRS:
+        parameters[path].set_data(mx.nd.array(weights[name].T if transposed else weights[name]))
 
 
 def read(ns):
     parameters = _parameters(ns["model"])
     out = {}
-    for name, suffix, transposed in PAIRS:
-        value = parameters[suffix].data().asnumpy()
+    for name, path, transposed in PAIRS:
+        value = parameters[path].data().asnumpy()
         out[name] = value.T.copy() if transposed else value
     return out
 

@@ -4,7 +4,6 @@ Keras' GRU stores kernel (inputs, 3·hidden) and recurrent_kernel (hidden, 3·hi
 gates in the order z, r, n (neutral: r, z, n), and both biases in one (2, 3·hidden) tensor:
 row 0 for the input, row 1 for the recurrent product (reset_after=True).
 """
-import keras
 import numpy as np
 
 

@@ -5,7 +5,6 @@ the projection shortcut as conv4/bn4, the others are b1, b2, ... Batch norm keep
 and the running statistics avg_mean, avg_var. conv1 has a bias (set to 0).
 """
 import chainer
-import numpy as np
 
 
 def _pairs(model):

@@ -5,7 +5,6 @@ of (conv, bn, relu) x 3 and a downsample (conv, bn) in each stage's first block.
 1x1 convolutions have a bias (set to 0).
 """
 import mxnet as mx
-import numpy as np
 
 
 def _pairs(ns):
