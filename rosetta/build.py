@@ -15,11 +15,11 @@ from pathlib import Path
 import nbformat
 
 from . import environments, equivalence, pages, results
+from .data.fetch import DataError
 from .execute import execute
 from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, resolve_profile
 from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
-from .data.fetch import DataError
 
 BAD_STATUSES = ("failed", "timeout", "not-installed", "snippet-error", "data-error")
 
@@ -34,6 +34,8 @@ def parse_args(argv):
     parser.add_argument("--repeats", type=int, default=1, help="timed runs per snippet (median, min, max shown)")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds one step cell may run")
     parser.add_argument("--setup-only", action="store_true", help="create the environments and stop")
+    parser.add_argument("--lock", action="store_true",
+                        help="resolve every envs/*.txt into its .lock again (newest matching releases), then stop")
     parser.add_argument("--no-sphinx", action="store_true", help="stop after writing the pages")
     parser.add_argument("--no-equivalence", action="store_true",
                         help="skip the cross-framework equivalence checks (pages keep the last ones)")
@@ -138,6 +140,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
         misaligned.setdefault(Path(problem.split(":")[0]).stem, problem)
     data_info, data_error = {}, None
     hp = settings(example.name, profile, snippets=project.snippets)
+    identity = data_identity(example, profile)
     out: dict[str, dict] = {}
     for fw in frameworks:
         if fw.name not in snippets:
@@ -161,7 +164,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
                 not_run(example, fw, profile, machine, machine_info, "not-installed", reason)
             continue
         key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats,
-                                hp.as_dict())
+                                hp.as_dict(), identity)
         current = previous is not None and previous.get("cache_key") == key
         if fw.name not in selected or (current and not args.force):
             if previous is not None:
@@ -172,6 +175,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
         if profile_data(example, profile) != "synthetic" and not data_info and data_error is None:
             try:
                 data_info = importlib.import_module(example.data_module).prepare(hp) if example.data_module else {}
+                identity = data_identity(example, profile)   # prepare() may just have downloaded it
             except DataError as exc:
                 data_error = str(exc)
                 log(f"  data: {data_error}")
@@ -179,6 +183,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             out[fw.name] = not_run(example, fw, profile, machine, machine_info, "data-error", data_error)
             results.save(project, out[fw.name])
             continue
+        key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats,
+                                hp.as_dict(), identity)
         started = time.perf_counter()
         out[fw.name] = run_one(project, example, fw, snippet, env, profile, machine, machine_info, args,
                                data_info, key)
@@ -190,10 +196,38 @@ def profile_data(example: Example, profile: str) -> str:
     return example.profiles.get(profile, {}).get("data", "real")
 
 
+def data_identity(example: Example, profile: str) -> str:
+    """Which data the snippets would read, found without downloading: part of the cache key, so that
+    switching ROSETTA_DATA from a JPEG copy to the official archive measures again."""
+    if profile_data(example, profile) != "real" or not example.data_module:
+        return profile_data(example, profile)
+    module = importlib.import_module(example.data_module)
+    if not hasattr(module, "locate"):
+        return "real (its data module does not say which copy)"
+    source = module.locate()
+    return f"{source.kind}: {source.identity()}" if source is not None else "not found yet"
+
+
 def run_sphinx(project: Project, output: Path) -> int:
     from sphinx.cmd.build import build_main
     return build_main(["-W", "--keep-going", "-q", "-b", "html", "-c", str(REPO_ROOT),
                        str(project.docs), str(output), "-d", str(project.build / "doctrees")])
+
+
+def lock_all(project: Project) -> int:
+    """make lock: every requirements file (the build's own, each framework's, their GPU variants)."""
+    failed = 0
+    with open(project.venvs / "lock.log", "a") if project.venvs.exists() else open(os.devnull, "w") as trail:
+        install_first = {fw.requirements.name.split(".")[0]: fw.install_first for fw in project.frameworks()}
+        for requirements in sorted(project.envs.glob("*.txt")):
+            try:
+                lock = environments.write_lock(requirements, trail,
+                                               install_first.get(requirements.name.split(".")[0], ()))
+                log(f"  {requirements.name} -> {lock.name}")
+            except RuntimeError as exc:
+                failed += 1
+                log(f"  {requirements.name}: {exc}")
+    return 1 if failed else 0
 
 
 def main(argv=None) -> int:
@@ -217,13 +251,16 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     selected = {fw.name for fw in frameworks}
 
+    if args.lock:
+        return lock_all(project)
     log(f"environments ({project.venvs}):")
     envs = {}
     for fw in all_frameworks:
-        envs[fw.name] = environments.ensure(project, fw, create=fw.name in selected)
-        state = ("created" if envs[fw.name].created else "ready") if envs[fw.name].ok else \
-            f"NOT INSTALLED: {envs[fw.name].reason}"
-        if fw.name in selected or envs[fw.name].ok:
+        env = envs[fw.name] = environments.ensure(project, fw, create=fw.name in selected,
+                                                  progress=lambda line: log(f"  {line}"))
+        state = (f"created in {env.seconds:.1f} s ({env.packages} packages)" if env.created else "ready") \
+            if env.ok else f"NOT INSTALLED: {env.reason}"
+        if fw.name in selected or env.ok:
             log(f"  {fw.name}: {state}")
     if args.setup_only:
         return 1 if args.strict and not all(envs[fw.name].ok for fw in frameworks) else 0

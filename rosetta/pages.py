@@ -61,9 +61,18 @@ def fence(text: str, language: str = "") -> str:
     return f"{ticks}{language}\n{text.rstrip()}\n{ticks}"
 
 
+MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&{}$#])")
+
+
+def escape(text: str) -> str:
+    """A message shown as written: no character of it read as markup (`<class>` would be an HTML tag,
+    `__init__` bold, `[x]` a link). CommonMark lets any ASCII punctuation be escaped with a backslash."""
+    return MARKDOWN_SPECIALS.sub(r"\\\1", text)
+
+
 def cell_text(value: str) -> str:
-    """Make a string safe for one cell of a markdown table."""
-    return " ".join(value.split()).replace("|", "\\|")
+    """Make a message safe for one cell of a markdown table: one line, escaped."""
+    return escape(" ".join(value.split()))
 
 
 def seconds(value: float) -> str:
@@ -148,7 +157,7 @@ def step_tab(example: Example, fw: Framework, step: str, result: dict | None, no
                      "measured; `make html` measures it again.\n```")
     if status in ("not-installed", "snippet-error", "data-error"):
         if step == example.steps[0]:
-            parts.append(f"```{{warning}}\n{STATUS_TEXT[status]}: {result['reason']}\n```")
+            parts.append(f"```{{warning}}\n{STATUS_TEXT[status]}: {escape(result['reason'])}\n```")
         return "\n\n".join(parts)
     if notebook is None or step not in executed:
         return "\n\n".join(parts)
@@ -159,9 +168,9 @@ def step_tab(example: Example, fw: Framework, step: str, result: dict | None, no
     error = result.get("error") or {}
     if status in ("failed", "timeout") and error.get("step") == step:
         hint = example.failure_hints.get(step, "")
-        parts.append(f"```{{error}}\nThis step {STATUS_TEXT[status]}: {error.get('ename')}: "
-                     f"{error.get('evalue')}. The full traceback is in "
-                     f"{{ref}}`the notebook <{traceback_label(example.name, fw.name)}>`. {hint}\n```")
+        parts.append(f"```{{error}}\nThis step {STATUS_TEXT[status]}: {escape(str(error.get('ename')))}: "
+                     f"{escape(str(error.get('evalue')))}. The full traceback is in "
+                     f"{{ref}}`the notebook <{traceback_label(example.name, fw.name)}>`. {escape(hint)}\n```")
     elif step in result.get("steps", {}):
         parts.append(f"<p class=\"rosetta-step-time\">Step time: {time_summary(result['steps'][step])}</p>")
     else:
@@ -170,10 +179,11 @@ def step_tab(example: Example, fw: Framework, step: str, result: dict | None, no
 
 
 def status_cell(result: dict, example: str) -> str:
+    stale = " (stale)" if result.get("stale") else ""
     link = f"{{ref}}`{STATUS_TEXT[result['status']]} <{traceback_label(example, result['framework'])}>`"
     if result["status"] in ("failed", "timeout"):
-        return link
-    return cell_text(f"{STATUS_TEXT[result['status']]}: {result.get('reason', '')}")
+        return link + stale
+    return cell_text(f"{STATUS_TEXT[result['status']]}: {result.get('reason', '')}") + stale
 
 
 def metric_text(value, style: str) -> str:
@@ -335,14 +345,14 @@ def versions_text(frameworks: list[Framework], check: dict) -> str:
 def note_measurement(note: dict, labels: dict, check: dict) -> str:
     measured = note.get("measured") or {}
     if measured.get("status") != "ok":
-        return f"Not measured in this build: {measured.get('reason', '')}." if measured else ""
+        return f"Not measured in this build: {escape(measured.get('reason', ''))}." if measured else ""
     against = labels.get(measured["against"], measured["against"])
     batches = " with batches in which no word repeats" if note.get("batches") == "distinct_tokens" else ""
     sentences = []
     for name, m in measured["frameworks"].items():
         label = labels.get(name, name)
         if m.get("status") != "ok":
-            sentences.append(f"{label}: {m.get('status')} {m.get('reason', '')}".strip())
+            sentences.append(f"{label}: {m.get('status')} {escape(m.get('reason', ''))}".strip())
             continue
         verdict = "✓" if m["passed"] else "✗ more than the tolerance: something else differs too"
         change = (" and the change below" if batches else " with the change below") if note.get("change") else ""
@@ -373,7 +383,8 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
              f"tensors in and reads them back. Then every tab computes its outputs for the same "
              f"{check['forward_batch']} seeded random inputs"
              + (f", and takes {check['steps']} steps of its snippet's own optimizer on the same batches of "
-                f"{check['batch_size']} (random inputs and labels)" if check["steps"] else "") + ". Every pair is compared.", ""]
+                f"{check['batch_size']} (random inputs and labels)" if check["steps"] else "")
+             + ". Every pair is compared.", ""]
     if check["passed"]:
         agree = "All pairs agree" if not different else "All pairs of the same variant agree"
         lines += [f"```{{admonition}} {agree}", ":class: tip",
@@ -405,6 +416,11 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
                   f"Largest |difference| of the logits, dropout off (tolerance {tol['logits']:g}):", ""]
     lines += [difference_matrix(ran, check["logits"], lambda a, b: tol["logits"],
                                 lambda a, b: bool({a, b} & different)), ""]
+    alone = check.get("alone", {})
+    if alone:
+        lines += ["In inference mode an input's outputs must not depend on the rest of its batch. The first input "
+                  "alone against the same input inside the batch: "
+                  + ", ".join(f"{labels.get(n, n)} {v:.1e}" for n, v in alone.items()) + ".", ""]
     if check["steps"]:
         lines += [f"### Training: the same {check['steps']} steps", "",
                   f"Largest relative difference of the loss at any step (tolerance {tol['loss']:g}):", "",
@@ -413,6 +429,15 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
                   f"(tolerance {tol['weights']:g}, or a note's measured allowance below):", "",
                   difference_matrix(ran, check["weights"],
                                     lambda a, b: pair_value(check["weights_tolerance"], a, b)), ""]
+        if check.get("cell_weights") or check.get("cell_vs_steps"):
+            lines += ["The timed step itself: each snippet's own *train* cell, run unchanged over the same batches "
+                      "in the same order (`shuffle = false`, one epoch), from the same weights. Largest |difference| "
+                      "of any weight after it:", "",
+                      difference_matrix(ran, check.get("cell_weights", {}),
+                                        lambda a, b: pair_value(check["weights_tolerance"], a, b)), "",
+                      "Each train cell against the same steps taken one by one through its adapter: "
+                      + ", ".join(f"{labels.get(n, n)} {v:.1e}" for n, v in check.get("cell_vs_steps", {}).items())
+                      + f" (tolerance {tol['weights']:g}).", ""]
         moved = check.get("moved", {})
         if moved:
             lines += [f"For scale: training moved the weights by up to {max(moved.values()):.1e}.", ""]
@@ -492,7 +517,7 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
                   + f" ({{doc}}`all packages <{doc_link('environments')}>`).", ""]
     else:
         reason = env.reason if env is not None else "not set up"
-        lines += [f"```{{warning}}\nNot installed on this machine: {reason}\n```", ""]
+        lines += [f"```{{warning}}\nNot installed on this machine: {escape(reason)}\n```", ""]
     lines += ["## Notebooks", ""]
     docs = []
     for example in examples:
@@ -520,7 +545,7 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
         requirements = fw.requirements.read_text() if fw.requirements.exists() else "(missing)"
         lines += [f"Requirements (`envs/{fw.requirements.name}`):", "", fence(requirements, "text"), ""]
         if env is None or not env.ok:
-            lines += [f"```{{warning}}\nNot installed: {env.reason if env else 'not set up'}\n```", ""]
+            lines += [f"```{{warning}}\nNot installed: {escape(env.reason) if env else 'not set up'}\n```", ""]
         else:
             packages = env.fingerprint.get("packages", {})
             lines += [f"Python {env.fingerprint.get('python')}, fingerprint `{env.fingerprint_hash[:16]}`, "

@@ -16,7 +16,7 @@ import re
 import shutil
 import statistics
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .project import REPO_ROOT, Example, Framework, Project
@@ -24,7 +24,7 @@ from .project import REPO_ROOT, Example, Framework, Project
 API_VERSION = 1
 # The package code every snippet runs; with the example's own data module, a change here
 # changes results (and only a change here, not in the build's own modules).
-SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/report.py",
+SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/report.py", "rosetta/neutral.py",
                      "rosetta/project.py", "rosetta/data/__init__.py", "rosetta/data/fetch.py")
 
 
@@ -116,14 +116,15 @@ def snippet_side_hash(example: Example) -> str:
 
 
 def cache_key(example: Example, framework: str, env_hash: str, profile: str, machine: str,
-              repeats: int, settings: dict | None = None) -> str:
+              repeats: int, settings: dict | None = None, data: str = "") -> str:
     """Changes when anything that can change the measurement does; `settings` are the resolved
-    settings of the run, which include choices made by environment variables (ROSETTA_WEIGHTS)."""
+    settings of the run, which include choices made by environment variables (ROSETTA_WEIGHTS);
+    `data` says which copy of the data set it reads (kind, path, size and time)."""
     digest = hashlib.sha256()
     for part in (example.snippet_path(framework).read_bytes(),
                  (example.folder / "example.toml").read_bytes(),
                  snippet_side_hash(example).encode(), env_hash.encode(), profile.encode(), machine.encode(),
-                 str(repeats).encode(), json.dumps(settings or {}, sort_keys=True).encode()):
+                 str(repeats).encode(), json.dumps(settings or {}, sort_keys=True).encode(), data.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
@@ -145,7 +146,7 @@ def summarise(values: list[float]) -> dict:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 # --- files --------------------------------------------------------------------------------------

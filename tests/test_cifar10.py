@@ -200,3 +200,45 @@ def test_synthetic_data_only_when_the_profile_says_so(isolated_dirs):
     assert "synthetic" in _context["data_source"]
     with pytest.raises(DataError):
         cifar10.load(hp())   # real data asked for and none present: no fallback
+
+
+def test_switching_the_data_source_changes_the_cache_key(isolated_dirs, tmp_path, monkeypatch, project):
+    """A JPEG copy and the official archive are different measurements: the build must re-measure."""
+    from rosetta import build, results
+    example = project.example("cnn_cifar10")
+
+    def key():
+        return results.cache_key(example, "pytorch", "env", "cpu", "m", 1, {}, build.data_identity(example, "cpu"))
+
+    tree = tmp_path / "tree" / "cifar10-jpeg"
+    image_tree(tree)
+    with tarfile.open(isolated_dirs / "cifar10-jpeg.tar.gz", "w:gz") as tar:
+        tar.add(tree, arcname="cifar10-jpeg")
+    jpeg = key()
+    assert build.data_identity(example, "cpu").startswith("image-folder archive")
+    assert key() == jpeg, "the same copy twice: the same key"
+    official = tmp_path / "official"
+    official.mkdir()
+    official_archive(official / cifar10.OFFICIAL_ARCHIVE)
+    monkeypatch.setenv("ROSETTA_DATA", str(official))
+    assert build.data_identity(example, "cpu").startswith("official archive")
+    assert key() != jpeg
+    monkeypatch.setenv("ROSETTA_DATA", str(tmp_path / "empty"))
+    assert build.data_identity(example, "cpu") == "not found yet"
+    assert build.data_identity(example, "smoke") == "synthetic", "synthetic data has no copy to name"
+
+
+def test_neutral_data_is_the_equivalence_batches_in_order(tmp_path, monkeypatch, project):
+    from rosetta import equivalence, neutral
+    spec = equivalence.load_spec(project, project.example("cnn_cifar10"), "cpu")
+    batches = neutral.batches(spec, 0)
+    neutral.save(tmp_path / "batches.npz", batches)
+    monkeypatch.setenv(neutral.BATCHES_VARIABLE, str(tmp_path / "batches.npz"))
+    x_train, y_train, x_test, _ = cifar10.load(hp(data="neutral"), layout="NHWC")
+    assert x_train.shape == (spec.steps * spec.batch_size, 32, 32, 3)
+    assert np.array_equal(x_train[:spec.batch_size], batches["train_x"][0].transpose(0, 2, 3, 1))
+    assert np.array_equal(y_train[-spec.batch_size:], batches["train_y"][-1])
+    assert np.array_equal(x_test, batches["forward_x"].transpose(0, 2, 3, 1))
+    monkeypatch.delenv(neutral.BATCHES_VARIABLE)
+    with pytest.raises(RuntimeError, match="is for the equivalence checks"):
+        cifar10.load(hp(data="neutral"))

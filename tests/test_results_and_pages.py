@@ -76,3 +76,38 @@ def test_code_identity_ignores_comments_and_docstrings_only():
     assert results.code_identity(base) == results.code_identity('def f(x):\n    """Other doc."""\n    return x + 1\n')
     assert results.code_identity(base) == results.code_identity('def f(x):\n    return x + 1\n')
     assert results.code_identity(base) != results.code_identity('def f(x):\n    """Doc."""\n    return x + 2\n')
+
+
+def test_messages_are_escaped_not_read_as_markup():
+    message = "provide cifar10-jpeg/{train,test}/<class>/<image> in __init__.py [1] a|b *x*"
+    escaped = pages.escape(message)
+    for raw in ("<class>", "__init__", "[1]", "*x*", "/{train"):
+        assert raw not in escaped
+    # Every escape is a backslash before the very character: the reader sees the message unchanged.
+    assert escaped.replace("\\", "") == message
+    assert pages.cell_text("a <b>\nc") == "a \\<b\\> c"
+
+
+def _record(machine, framework, seconds, accuracy, status="ok"):
+    return {"machine": machine, "profile": "cpu", "framework": framework, "status": status, "stale": False,
+            "steps": {"train": results.summarise([seconds])}, "metrics": {"accuracy": accuracy, "throughput": 10.0},
+            "provenance": {"repeats": 1, "weights": "trained"}, "reason": "", "error": None}
+
+
+def test_results_table_with_several_machines(project):
+    example = project.example("cnn_cifar10")
+    frameworks = project.frameworks()[:2]
+    columns = [("box-a", "cpu"), ("box-b", "cpu")]
+    by_column = {("box-a", "cpu"): {frameworks[0].name: _record("box-a", frameworks[0].name, 12.5, 0.5)},
+                 ("box-b", "cpu"): {frameworks[0].name: _record("box-b", frameworks[0].name, 3.25, 0.25),
+                                    frameworks[1].name: _record("box-b", frameworks[1].name, 4.0, 0.75)}}
+    table = pages.results_table(example, frameworks, columns, by_column, {"box-a": "Machine A", "box-b": "Machine B"})
+    legend, _, header, rule, first, second = table.splitlines()
+    assert "[1] Machine A, profile `cpu`" in legend and "[2] Machine B, profile `cpu`" in legend
+    assert header.count("[1]") == header.count("[2]") == 1 + len(example.table_metrics)
+    assert rule.count("---") == header.count("|") - 1
+    cells = [c.strip() for c in first.strip("|").split("|")]
+    assert cells[:2] == [frameworks[0].label, frameworks[0].api]
+    assert cells[2] == "12.5 s" and "50.00%" in cells and "3.25 s" in cells and "25.00%" in cells
+    assert "not run" in second, "a framework measured on one machine only"
+    assert second.count("|") == first.count("|"), "every row has every column"

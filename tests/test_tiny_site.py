@@ -1,10 +1,14 @@
-"""A tiny real project: two small test frameworks, one raising snippet, one that times out.
+"""A tiny real project: two small test frameworks, one raising snippet, one that times out, one
+example whose data is missing until a test provides it.
 
 Real venvs, real kernels, real nbclient runs, a real `sphinx-build -W`. Its environments are
-kept under .envs/tiny-project so that a second test run reuses them.
+kept under .envs/tiny-project so that a second test run reuses them. Every test starts from the
+state the module fixture built and leaves it so (edits are undone), so they pass in any order.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 import textwrap
@@ -15,6 +19,10 @@ import pytest
 from rosetta import build
 from rosetta.project import REPO_ROOT
 
+pytestmark = pytest.mark.site
+# The tiny frameworks' only package: the build's own ipykernel pin, so that the two never drift apart.
+IPYKERNEL = next(line for line in (REPO_ROOT / "envs" / "docs.txt").read_text().splitlines()
+                 if line.startswith("ipykernel=="))
 TOML = 'label = "{label}"\napi = "plain Python"\norder = {order}\npackages = ["ipykernel"]\n'
 SNIPPET = textwrap.dedent("""\
     # ---
@@ -45,41 +53,75 @@ EXAMPLE = textwrap.dedent("""\
     timed_step = "compute"
     throughput_unit = "items/s"
     weights = "none"
+    data_module = "{data_module}"
     [hyperparameters]
     n = 1000
     [profiles.smoke]
-    data = "synthetic"
+    data = "{smoke_data}"
     [profiles.cpu]
     [profiles.full]
     """)
+
+
+TINY_DATA = textwrap.dedent('''\
+    """The tiny project's data module: its "data set" is the file that TINY_DATA names."""
+    import os
+    from pathlib import Path
+
+    from rosetta.data.fetch import DataError, Source
+
+
+    def locate():
+        path = Path(os.environ.get("TINY_DATA", "/nonexistent"))
+        return Source("tiny file", path) if path.is_file() else None
+
+
+    def prepare(hp=None):
+        source = locate()
+        if source is None:
+            raise DataError("tiny data not found: provide <split>/<class>/<image> files named by TINY_DATA")
+        return {"source": f"{source.kind}: {source.path.name}"}
+    ''')
 
 
 def make_project(root: Path) -> Path:
     (root / "envs").mkdir(parents=True)
     for order, (fw, label) in enumerate([("alpha", "Alpha"), ("beta", "Beta")], 1):
         (root / "envs" / f"{fw}.toml").write_text(TOML.format(label=label, order=order))
-        (root / "envs" / f"{fw}.txt").write_text("ipykernel==7.4.0\n")
-    tiny = root / "snippets" / "tiny"
-    tiny.mkdir(parents=True)
-    (tiny / "example.toml").write_text(EXAMPLE.format(title="Tiny sums"))
-    (tiny / "alpha.py").write_text(SNIPPET.format(fw="alpha", compute="total = sum(range(hp.n))\nprint(total)"))
-    (tiny / "beta.py").write_text(SNIPPET.format(fw="beta", compute="total = 1 / 0"))
-    slow = root / "snippets" / "slow"
-    slow.mkdir(parents=True)
-    (slow / "example.toml").write_text(EXAMPLE.format(title="A slow one").replace('"tiny"', '"slow"'))
-    (slow / "alpha.py").write_text(SNIPPET.format(fw="alpha", compute="import time\ntime.sleep(60)")
-                                   .replace('settings("tiny")', 'settings("slow")'))
+        (root / "envs" / f"{fw}.txt").write_text(IPYKERNEL + "\n")
+    examples = {"tiny": ("Tiny sums", "synthetic"), "slow": ("A slow one", "synthetic"),
+                "withdata": ("Tiny data", "real")}
+    for name, (title, smoke_data) in examples.items():
+        (root / "snippets" / name).mkdir(parents=True)
+        (root / "snippets" / name / "example.toml").write_text(EXAMPLE.format(
+            title=title, smoke_data=smoke_data, data_module="tinydata" if smoke_data == "real" else ""))
+    snippet = SNIPPET.replace('settings("tiny")', 'settings("{example}")')
+    (root / "snippets" / "tiny" / "alpha.py").write_text(snippet.format(
+        fw="alpha", example="tiny", compute="total = sum(range(hp.n))\nprint(total)"))
+    (root / "snippets" / "tiny" / "beta.py").write_text(snippet.format(fw="beta", example="tiny",
+                                                                       compute="total = 1 / 0"))
+    (root / "snippets" / "slow" / "alpha.py").write_text(snippet.format(fw="alpha", example="slow",
+                                                                        compute="import time\ntime.sleep(60)"))
+    (root / "snippets" / "withdata" / "alpha.py").write_text(snippet.format(fw="alpha", example="withdata",
+                                                                            compute="total = 1"))
+    (root / "tinydata.py").write_text(TINY_DATA)
     (root / "docs").mkdir()
     for page in ("index.md", "methodology.md"):
         shutil.copy(REPO_ROOT / "docs" / page, root / "docs" / page)
     return root
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory, monkeypatch_module):
-    root = make_project(tmp_path_factory.mktemp("tiny"))
-    monkeypatch_module.setenv("ROSETTA_VENVS", str(REPO_ROOT / ".envs" / "tiny-project"))
-    return root
+def run(root: Path, *args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = build.main(["--root", str(root), "--profile", "smoke", "--timeout", "5", *args])
+    return code, out.getvalue()
+
+
+def converged(root: Path) -> None:
+    """Whatever an earlier test left stale is measured again: the next build has nothing to do."""
+    code, out = run(root)
+    assert code == 0, out
 
 
 @pytest.fixture(scope="module")
@@ -88,105 +130,168 @@ def monkeypatch_module():
         yield patch
 
 
-def run(root: Path, *args: str, capsys=None) -> tuple[int, str]:
-    code = build.main(["--root", str(root), "--profile", "smoke", "--timeout", "5", *args])
-    out = capsys.readouterr().out if capsys else ""
-    return code, out
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, monkeypatch_module):
+    """The tiny project after its first build (forced), and what that build returned and printed."""
+    root = make_project(tmp_path_factory.mktemp("tiny"))
+    monkeypatch_module.setenv("ROSETTA_VENVS", str(REPO_ROOT / ".envs" / "tiny-project"))
+    monkeypatch_module.delenv("TINY_DATA", raising=False)
+    monkeypatch_module.syspath_prepend(str(root))          # the build imports the data module `tinydata`
+    code, out = run(root, "--force")
+    return {"root": root, "code": code, "out": out}
 
 
 def result(root: Path, example: str, fw: str) -> dict:
     return json.loads(next((root / "results").glob(f"*/smoke/{example}/{fw}.json")).read_text())
 
 
-def test_build_completes_with_a_failing_and_a_timed_out_snippet(tiny, capsys):
-    code, out = run(tiny, "--force", capsys=capsys)
-    assert code == 0, out
+def page(root: Path, example: str) -> str:
+    return (root / "_build" / "html" / "_gen" / "benchmarks" / f"{example}.html").read_text()
+
+
+def test_build_completes_with_a_failing_and_a_timed_out_snippet(tiny):
+    root, out = tiny["root"], tiny["out"]
+    assert tiny["code"] == 0, out
     assert "site:" in out
-    alpha, beta = result(tiny, "tiny", "alpha"), result(tiny, "tiny", "beta")
+    alpha, beta = result(root, "tiny", "alpha"), result(root, "tiny", "beta")
     assert alpha["status"] == "ok" and alpha["metrics"]["accuracy"] == 1.0
     assert set(alpha["steps"]) == {"setup", "compute", "check"}
     assert alpha["metrics"]["throughput"] == pytest.approx(1000 / alpha["steps"]["compute"]["median"])
     assert beta["status"] == "failed" and beta["error"]["step"] == "compute"
     assert beta["error"]["ename"] == "ZeroDivisionError" and "1 / 0" in beta["error"]["traceback"]
-    slow = result(tiny, "slow", "alpha")
+    slow = result(root, "slow", "alpha")
     assert slow["status"] == "timeout" and slow["error"]["step"] == "compute"
     for r in (alpha, beta):
         prov = r["provenance"]
         assert prov["profile"] == "smoke" and prov["machine"]["cores"] and prov["date"]
-        assert prov["framework_versions"]["ipykernel"] == "7.4.0"
+        assert prov["framework_versions"]["ipykernel"] == IPYKERNEL.split("==")[1]
 
-    html = tiny / "_build" / "html"
-    page = (html / "_gen" / "benchmarks" / "tiny.html").read_text()
-    assert "This step failed: ZeroDivisionError" in page
-    assert "traceback-tiny-beta" in page, "the table and the tab link to the traceback"
-    assert "Not run: an earlier step failed." in page
-    assert "Step time:" in page and "499500" in page
+    html = root / "_build" / "html"
+    tiny_page = page(root, "tiny")
+    assert "This step failed: ZeroDivisionError" in tiny_page
+    assert "traceback-tiny-beta" in tiny_page, "the table and the tab link to the traceback"
+    assert "Not run: an earlier step failed." in tiny_page
+    assert "Step time:" in tiny_page and "499500" in tiny_page
     notebook_page = (html / "_gen" / "notebooks" / "tiny" / "beta.html").read_text()
     assert "ZeroDivisionError" in notebook_page and 'id="traceback-tiny-beta"' in notebook_page
     assert (html / "_downloads").exists() and list((html / "_downloads").rglob("beta.ipynb"))
-    slow_page = (html / "_gen" / "benchmarks" / "slow.html").read_text()
-    assert "timed out" in slow_page
+    assert "timed out" in page(root, "slow")
 
 
-def test_strict_mode_fails_on_failures(tiny, capsys):
-    code, out = run(tiny, "--strict", capsys=capsys)
+def test_missing_data_is_one_message_shown_as_written(tiny):
+    record = result(tiny["root"], "withdata", "alpha")
+    assert record["status"] == "data-error" and "tiny data not found" in record["reason"]
+    assert "tiny data not found" in tiny["out"]
+    html = page(tiny["root"], "withdata")
+    # Angle brackets and the rest are escaped, not swallowed as HTML tags.
+    assert "provide &lt;split&gt;/&lt;class&gt;/&lt;image&gt; files named by TINY_DATA" in html
+    assert "data missing" in html
+
+
+def test_strict_mode_fails_on_failures(tiny):
+    code, out = run(tiny["root"], "--strict")
     assert code == 1
     assert "tiny/beta: failed: ZeroDivisionError" in out and "slow/alpha: timeout" in out
+    assert "withdata/alpha: data-error: tiny data not found" in out
 
 
-def test_nothing_changed_means_nothing_executes(tiny, capsys):
-    before = result(tiny, "tiny", "alpha")["provenance"]["date"], result(tiny, "tiny", "beta")["cache_key"]
-    code, out = run(tiny, capsys=capsys)
+def test_nothing_changed_means_nothing_executes(tiny):
+    root = tiny["root"]
+    converged(root)
+    before = result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]
+    code, out = run(root)
     assert code == 0
     assert "run 1/1" not in out and out.count("up to date") == 3
-    assert (result(tiny, "tiny", "alpha")["provenance"]["date"], result(tiny, "tiny", "beta")["cache_key"]) == before
+    assert (result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]) == before
 
 
-def test_editing_one_snippet_reexecutes_only_it(tiny, capsys):
-    path = tiny / "snippets" / "tiny" / "beta.py"
-    path.write_text(path.read_text().replace("total = 1 / 0", "total = 2 * 21\nprint(total)"))
-    code, out = run(tiny, "--examples", "tiny", capsys=capsys)
-    assert code == 0
-    assert "run 1/1 of tiny/beta" in out and "run 1/1 of tiny/alpha" not in out
-    assert result(tiny, "tiny", "beta")["status"] == "ok"
-    page = (tiny / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
-    assert "This step failed" not in page and "42" in page
-
-
-def test_an_unselected_changed_snippet_is_shown_as_stale(tiny, capsys):
-    path = tiny / "snippets" / "tiny" / "beta.py"
+def test_editing_one_snippet_reexecutes_only_it(tiny):
+    root = tiny["root"]
+    converged(root)
+    path = root / "snippets" / "tiny" / "beta.py"
     original = path.read_text()
-    path.write_text(original.replace("total = 2 * 21", "total = 2 * 22"))
+    path.write_text(original.replace("total = 1 / 0", "total = 2 * 21\nprint(total)"))
     try:
-        code, out = run(tiny, "--examples", "tiny", "--frameworks", "alpha", capsys=capsys)
-        assert code == 0 and "run 1/1" not in out
-        assert "tiny/beta: stale (not selected)" in out
-        page = (tiny / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
-        assert "Stale: the snippet or its environment changed" in page and "(stale)" in page
+        code, out = run(root, "--examples", "tiny")
+        assert code == 0
+        assert "run 1/1 of tiny/beta" in out and "run 1/1 of tiny/alpha" not in out
+        assert result(root, "tiny", "beta")["status"] == "ok"
+        html = page(root, "tiny")
+        assert "This step failed" not in html and "42" in html
     finally:
         path.write_text(original)
 
 
-def test_a_framework_that_cannot_install_is_reported_and_the_rest_builds(tiny, capsys):
-    (tiny / "envs" / "gamma.toml").write_text(TOML.format(label="Gamma", order=3))
-    (tiny / "envs" / "gamma.txt").write_text("rosetta-no-such-package-anywhere==0.0.1\n")
-    (tiny / "snippets" / "tiny" / "gamma.py").write_text(
-        SNIPPET.format(fw="gamma", compute="total = 0"))
+def test_an_unselected_changed_snippet_is_shown_as_stale(tiny):
+    root = tiny["root"]
+    converged(root)
+    path = root / "snippets" / "tiny" / "beta.py"
+    original = path.read_text()
+    path.write_text(original.replace("total = 1 / 0", "total = 2 * 22"))
     try:
-        code, out = run(tiny, "--examples", "tiny", capsys=capsys)
+        code, out = run(root, "--examples", "tiny", "--frameworks", "alpha")
+        assert code == 0 and "run 1/1" not in out
+        assert "tiny/beta: stale (not selected)" in out
+        html = page(root, "tiny")
+        assert "Stale: the snippet or its environment changed" in html and "(stale)" in html
+    finally:
+        path.write_text(original)
+
+
+def test_repeats_are_aggregated_as_median_min_and_max(tiny):
+    root = tiny["root"]
+    code, out = run(root, "--examples", "tiny", "--frameworks", "alpha", "--repeats", "3")
+    assert code == 0 and out.count("of tiny/alpha") == 3, out
+    record = result(root, "tiny", "alpha")
+    compute = record["steps"]["compute"]
+    assert len(compute["runs"]) == 3 and len(record["runs"]) == 3
+    assert compute["min"] <= compute["median"] <= compute["max"]
+    assert compute["median"] == sorted(compute["runs"])[1]
+    assert record["provenance"]["repeats"] == 3
+    assert "(median of 3;" in page(root, "tiny") and "3 run(s) per snippet" in page(root, "tiny")
+
+
+def test_a_changed_data_source_is_measured_again(tiny, tmp_path, monkeypatch):
+    root = tiny["root"]
+    first, second = tmp_path / "copy-a.tar", tmp_path / "copy-b.tar"
+    first.write_text("a")
+    second.write_text("bb")
+    monkeypatch.setenv("TINY_DATA", str(first))
+    code, out = run(root, "--examples", "withdata")
+    assert code == 0 and "run 1/1 of withdata/alpha" in out, out
+    assert "copy-a.tar" in result(root, "withdata", "alpha")["provenance"]["data_source"]
+    code, out = run(root, "--examples", "withdata")
+    assert "run 1/1" not in out and "withdata/alpha: up to date" in out
+    monkeypatch.setenv("TINY_DATA", str(second))
+    code, out = run(root, "--examples", "withdata")
+    assert "run 1/1 of withdata/alpha" in out, "another copy of the data is another measurement"
+    assert "copy-b.tar" in result(root, "withdata", "alpha")["provenance"]["data_source"]
+    monkeypatch.delenv("TINY_DATA")
+    converged(root)                                     # back to the module's state: data missing
+
+
+def test_a_framework_that_cannot_install_is_reported_and_the_rest_builds(tiny):
+    root = tiny["root"]
+    added = (root / "envs" / "gamma.toml", root / "envs" / "gamma.txt", root / "snippets" / "tiny" / "gamma.py")
+    added[0].write_text(TOML.format(label="Gamma", order=3))
+    added[1].write_text("rosetta-no-such-package-anywhere==0.0.1\n")
+    added[2].write_text(SNIPPET.format(fw="gamma", compute="total = 0"))
+    try:
+        code, out = run(root, "--examples", "tiny")
         assert code == 0, out
         assert "gamma: NOT INSTALLED" in out
-        page = (tiny / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
-        assert "not installed: " in page and "rosetta-no-such-package-anywhere" in page
-        assert result(tiny, "tiny", "alpha")["status"] == "ok"
+        html = page(root, "tiny")
+        assert "not installed: " in html and "rosetta-no-such-package-anywhere" in html
+        assert result(root, "tiny", "alpha")["status"] == "ok"
         assert not (Path(REPO_ROOT / ".envs" / "tiny-project" / "gamma")).exists(), "no half-made venv left"
     finally:
-        for path in (tiny / "envs" / "gamma.toml", tiny / "envs" / "gamma.txt", tiny / "snippets" / "tiny" / "gamma.py"):
+        for path in added:
             path.unlink()
 
 
 def test_unknown_names_are_one_clear_message(tiny, capsys):
-    assert build.main(["--root", str(tiny), "--frameworks", "alpah"]) == 2
+    root = tiny["root"]
+    assert build.main(["--root", str(root), "--frameworks", "alpah"]) == 2
     assert "unknown framework 'alpah'. Did you mean 'alpha'?" in capsys.readouterr().err
-    assert build.main(["--root", str(tiny), "--profile", "fast"]) == 2
-    assert build.main(["--root", str(tiny), "--examples", "nope"]) == 2
+    assert build.main(["--root", str(root), "--profile", "fast"]) == 2
+    assert build.main(["--root", str(root), "--examples", "nope"]) == 2
