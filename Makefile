@@ -8,23 +8,34 @@ PROFILE ?=
 REPEATS ?= 1
 BUILD_ARGS ?=
 
-.PHONY: html test envs clean
+.PHONY: html test test-fast envs lock clean
 html: $(VENV)/.installed
 	$(PY) build_docs.py $(if $(PROFILE),--profile $(PROFILE)) --repeats $(REPEATS) $(BUILD_ARGS)
 
 envs: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only
 
+# Everything: unit tests, the tiny site, smoke runs of every snippet, equivalence, browser.
 test: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only
 	$(PY) -m pytest --durations=12 tests
 
-# The build's own environment: Sphinx stack, nbclient, matplotlib, pytest, playwright.
-$(VENV)/.installed: envs/docs.txt
+# On every change: no framework environment, under a minute (lint included).
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -q -m "not envs and not site and not browser" tests
+
+# Resolve envs/*.txt again into envs/*.lock (every package pinned); commit the result.
+lock: $(VENV)/.installed
+	$(PY) build_docs.py --lock
+
+# The build's own environment (Sphinx stack, nbclient, matplotlib, pytest, playwright, uv), from its
+# lock; pip only brings uv, which installs the rest and every framework's environment.
+$(VENV)/.installed: envs/docs.lock
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	# (this machine's pip repeats a harmless warning per package about its extra indexes)
-	$(PY) -m pip install --disable-pip-version-check -q -r envs/docs.txt 2>&1 \
+	$(PY) -m pip install --disable-pip-version-check -q $$(grep '^uv==' envs/docs.txt) 2>&1 \
 		| { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	$(PY) -m rosetta.environments $(PY) envs/docs.lock
 	touch $@
 
 clean:

@@ -1,11 +1,16 @@
 """Environment stage: one virtual environment and one Jupyter kernel per framework.
 
-A framework's venv is created from ``envs/<framework>.txt`` only when it is missing or its
-requirements changed (a marker file holds the hash they were installed from). Each venv
-gets a ``.pth`` line that makes this repository's ``rosetta`` package importable, and is
-registered as the kernel ``rosetta-<framework>`` in the build's own environment. The
-fingerprint (requirements hash + every installed distribution and its version) is part of
-each result's cache key and provenance.
+A framework's venv is made by uv from ``envs/<framework>.lock``: every package, transitive ones
+included, pinned by ``uv pip compile`` from the hand-written ``envs/<framework>.txt`` (the lock
+records the hash of the .txt it came from; a missing or outdated lock is made again, and should
+then be committed). The venv is created only when it is missing or its lock changed (a marker
+file holds the hash it was installed from). Each venv gets a ``.pth`` line that makes this
+repository's ``rosetta`` package importable, and is registered as the kernel
+``rosetta-<framework>`` in the build's own environment. The fingerprint (requirements hash +
+every installed distribution and its version) is part of each result's cache key and provenance.
+
+uv does not read pip's configuration: where pip has one (a mirror, extra indexes, a folder of
+wheels), the same settings are handed to uv, so both install from the same places.
 """
 from __future__ import annotations
 
@@ -15,13 +20,16 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .project import REPO_ROOT, Framework, Project
 
 MARKER = "rosetta-installed.json"
-PIP_QUIET = ["--disable-pip-version-check", "--no-input", "-q"]
+LOCK_PYTHON = "3.11"          # the locks are universal (every platform), for this Python
+LOCK_HEADER = "# requirements sha256: "
 
 _LIST_PACKAGES = (  # names normalised as PEP 503 does: tensorflow_cpu -> tensorflow-cpu
     "import json, re, platform, importlib.metadata as m; "
@@ -40,18 +48,27 @@ class EnvStatus:
     created: bool = False
     reason: str = ""                 # why it is not installed
     fingerprint: dict = field(default_factory=dict)
+    seconds: float = 0.0             # how long creating it took (0 when it already existed)
+    packages: int = 0                # how many packages were installed
 
     @property
     def fingerprint_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.fingerprint, sort_keys=True).encode()).hexdigest()
 
 
+def lock_path(requirements: Path) -> Path:
+    return requirements.with_suffix(".lock")
+
+
+def file_hash(path: Path | None) -> str:
+    return hashlib.sha256(path.read_bytes() if path is not None and path.exists() else b"").hexdigest()
+
+
 def requirements_hash(fw: Framework) -> str:
+    """What the venv is made from: the requirements, the framework's definition and the lock."""
     digest = hashlib.sha256()
-    for path in (fw.requirements, fw.definition):
-        if path is None:
-            continue
-        digest.update(path.read_bytes() if path.exists() else b"")
+    for path in (fw.requirements, fw.definition, lock_path(fw.requirements)):
+        digest.update(file_hash(path).encode())
     return digest.hexdigest()
 
 
@@ -64,36 +81,90 @@ def base_python() -> str:
     return os.environ.get("ROSETTA_PYTHON") or getattr(sys, "_base_executable", sys.executable)
 
 
-def _run(cmd: list[str], log) -> None:
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    # pip repeats harmless warnings about this machine's extra package indexes: keep them out.
-    noise = ("is ignored: it is neither a file nor a directory",)
-    output = "\n".join(
-        line for line in (result.stdout + result.stderr).splitlines() if not any(n in line for n in noise)
-    )
+def uv_environment() -> dict[str, str]:
+    """The environment for uv: pip's index settings on this machine, where uv has none of its own."""
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+    try:
+        listed = subprocess.run([base_python(), "-m", "pip", "config", "list"], capture_output=True,
+                                text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        listed = ""
+    pip = {}
+    for line in listed.splitlines():            # e.g. global.extra-index-url='file:///a file:///b'
+        key, _, value = line.partition("=")
+        pip[key.rsplit(".", 1)[-1]] = value.strip("'\"")
+    for pip_key, uv_key in (("index-url", "UV_INDEX_URL"), ("extra-index-url", "UV_EXTRA_INDEX_URL"),
+                            ("find-links", "UV_FIND_LINKS")):
+        if pip.get(pip_key) and uv_key not in env:
+            env[uv_key] = pip[pip_key] if pip_key != "find-links" else ",".join(pip[pip_key].split())
+    if "UV_EXTRA_INDEX_URL" in env or "UV_FIND_LINKS" in env:
+        env.setdefault("UV_INDEX_STRATEGY", "unsafe-best-match")   # pip's rule: the best version of any index
+    return env
+
+
+def uv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "uv", *args]
+
+
+def _run(cmd: list[str], log, env: dict | None = None) -> str:
+    """Run a command, its output into the log; returns its standard output."""
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    output = (result.stdout + result.stderr).strip()
     log.write(f"$ {' '.join(cmd)}\n{output}\n")
     if result.returncode != 0:
         tail = [line for line in output.splitlines() if line.strip()][-6:]
-        raise RuntimeError(f"`{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(cmd))}` failed: "
-                           + " | ".join(tail))
+        shown = " ".join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:5]))
+        raise RuntimeError(f"`{shown} ...` failed: " + " | ".join(tail))
+    return result.stdout
 
 
-def _install(project: Project, fw: Framework, log) -> None:
+def lock_is_current(requirements: Path) -> bool:
+    """The lock exists and was resolved from these requirements as they are now."""
+    lock = lock_path(requirements)
+    return lock.exists() and f"{LOCK_HEADER}{file_hash(requirements)}" in lock.read_text().splitlines()[:3]
+
+
+def write_lock(requirements: Path, log, build_requirements: tuple[str, ...] = ()) -> Path:
+    """Resolve the requirements into a lock that pins every package (uv pip compile, universal).
+    `build_requirements` pin what an old sdist is built with while its metadata is read (a framework's
+    install_first: Chainer's setup.py needs a setuptools that still has pkg_resources)."""
+    lock = lock_path(requirements)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as constraints:
+        constraints.write("\n".join(build_requirements) + "\n")
+        constraints.flush()
+        resolved = _run(uv("pip", "compile", str(requirements), "--universal", "--python-version", LOCK_PYTHON,
+                           "--no-header", "--build-constraints", constraints.name), log, uv_environment())
+    lock.write_text(f"# Every package, pinned: written by `make lock` (uv pip compile --universal --python-version "
+                    f"{LOCK_PYTHON}) from {requirements.name}.\n"
+                    f"{LOCK_HEADER}{file_hash(requirements)}\n{resolved.strip()}\n")
+    return lock
+
+
+def install_lock(python: str, lock: Path, log, build_flags: tuple[str, ...] = ()) -> int:
+    """Exactly the lock's packages (markers decide per platform) into the environment of `python`."""
+    _run(uv("pip", "install", "--python", python, "--no-deps", *build_flags, "-r", str(lock)), log, uv_environment())
+    return sum(1 for line in lock.read_text().splitlines() if line and not line.startswith(("#", " ")))
+
+
+def _install(project: Project, fw: Framework, log) -> int:
+    """A new venv with exactly the lock's packages; returns how many."""
     venv = project.venvs / fw.name
     if venv.exists():
         shutil.rmtree(venv)
-    _run([base_python(), "-m", "venv", str(venv)], log)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", *PIP_QUIET]
-    if fw.install_first:
-        _run([*pip, *fw.install_first], log)
-    build_flags = ["--no-build-isolation"] if fw.no_build_isolation else []
-    _run([*pip, *build_flags, "-r", str(fw.requirements)], log)
+    env = uv_environment()
+    python = str(venv / "bin" / "python")
+    _run(uv("venv", "--python", base_python(), str(venv)), log, env)
+    if fw.install_first:      # build requirements of an old sdist that cannot isolate its build
+        _run(uv("pip", "install", "--python", python, *fw.install_first), log, env)
+    count = install_lock(python, lock_path(fw.requirements), log,
+                         ("--no-build-isolation",) if fw.no_build_isolation else ())
     site = Path(subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True).stdout.strip())
     # What `pip install -e` would do, without needing a build backend in every venv:
     (site / "rosetta-stone.pth").write_text(str(REPO_ROOT) + "\n")
     (venv / MARKER).write_text(json.dumps({"requirements_sha256": requirements_hash(fw)}))
+    return count
 
 
 def _python_of_kernel(spec: Path) -> str:
@@ -120,8 +191,9 @@ def fingerprint(project: Project, fw: Framework) -> dict:
             "packages": dict(sorted(listed["packages"].items()))}
 
 
-def ensure(project: Project, fw: Framework, create: bool = True) -> EnvStatus:
-    """Make sure the framework's venv and kernel exist; never raises for an install failure."""
+def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda line: None) -> EnvStatus:
+    """Make sure the framework's venv and kernel exist; never raises for an install failure.
+    `progress` hears what is being installed, before the minutes it may take."""
     project.venvs.mkdir(parents=True, exist_ok=True)
     log_path = project.venvs / f"{fw.name}.log"
     status = EnvStatus(fw.name, ok=False, kernel_name=fw.kernel_name)
@@ -132,19 +204,32 @@ def ensure(project: Project, fw: Framework, create: bool = True) -> EnvStatus:
             if not is_current(project, fw):
                 if not create:
                     raise RuntimeError(f"environment {project.venvs / fw.name} is missing or out of date")
-                _install(project, fw, log)
-                status.created = True
+                started = time.perf_counter()
+                lock = lock_path(fw.requirements)
+                if not lock_is_current(fw.requirements):
+                    progress(f"{fw.name}: resolving {fw.requirements.name} into {lock.name} (commit it)")
+                    write_lock(fw.requirements, log, fw.install_first)
+                progress(f"{fw.name}: installing {lock.name} into {project.venvs / fw.name} ...")
+                status.packages = _install(project, fw, log)
+                status.created, status.seconds = True, time.perf_counter() - started
             spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / fw.kernel_name / "kernel.json"
             if status.created or not spec.exists() or _python_of_kernel(spec) != str(venv_python(project, fw)):
                 _register_kernel(project, fw, log)
             status.fingerprint = fingerprint(project, fw)
         except (RuntimeError, OSError, subprocess.CalledProcessError, json.JSONDecodeError) as exc:
             status.reason = str(exc)
-            if status.created or not is_current(project, fw):
-                # A half-made venv would look usable next time: remove it, keep the log.
+            if create and not is_current(project, fw):
+                # A half-made venv would look usable next time: remove it, keep the log. (Only when
+                # asked to create: a check of an existing, outdated venv must not destroy it.)
                 shutil.rmtree(project.venvs / fw.name, ignore_errors=True)
             log.write(f"NOT INSTALLED: {status.reason}\n")
             return status
     status.ok = True
     status.python = venv_python(project, fw)
     return status
+
+
+if __name__ == "__main__":
+    # The build's own environment (make): python -m rosetta.environments VENV_PYTHON LOCK
+    installed = install_lock(sys.argv[1], Path(sys.argv[2]), sys.stderr)
+    print(f"installed {installed} packages from {sys.argv[2]}")
