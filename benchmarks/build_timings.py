@@ -41,7 +41,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--profile")
     parser.add_argument("--cold", action="store_true", help="first delete this machine's results of the profile")
-    parser.add_argument("--edit", metavar="FRAMEWORK", help="also time a rebuild after editing this framework's snippet")
+    parser.add_argument("--edit", metavar="FRAMEWORK",
+                        help="also time a rebuild after editing this framework's snippet")
     parser.add_argument("--example", default="cnn_cifar10")
     args = parser.parse_args()
     profile = resolve_profile(args.profile)

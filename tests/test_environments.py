@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ def test_requirements_hash_follows_both_files(tmp_path):
     assert environments.requirements_hash(fw) != first
 
 
+@pytest.mark.envs
 @pytest.mark.parametrize("name", ["pytorch", "tensorflow", "mxnet", "chainer"])
 def test_framework_environment_is_ready_and_second_setup_creates_nothing(project, name):
     fw = project.framework(name)
@@ -38,9 +40,46 @@ def test_framework_environment_is_ready_and_second_setup_creates_nothing(project
     assert probe.returncode == 0, probe.stderr
 
 
-def test_pinned_numpy_per_framework(project):
-    """The framework environments disagree on numpy: that is why each has its own."""
-    versions = {name: environments.fingerprint(project, project.framework(name))["packages"]["numpy"]
-                for name in ("mxnet", "chainer", "pytorch")}
-    assert versions["mxnet"].startswith("1.23") and versions["chainer"].startswith("1.26")
-    assert versions["pytorch"].startswith("2.")
+@pytest.mark.envs
+def test_each_environment_has_exactly_its_pins(project):
+    """Every pinned requirement is what is installed; and the environments disagree on numpy,
+    which is why each framework has its own."""
+    numpy = {}
+    for fw in project.frameworks():
+        installed = environments.fingerprint(project, fw)["packages"]
+        for line in fw.requirements.read_text().splitlines():
+            pin = line.split("#")[0].strip()
+            if pin:
+                name, version = pin.split("==")
+                name = re.sub(r"\[.*\]", "", name).replace("_", "-").lower()
+                assert installed.get(name) == version, (fw.name, pin, installed.get(name))
+        numpy[fw.name] = installed["numpy"]
+    assert len(set(numpy.values())) > 1, numpy
+
+
+def test_uv_is_given_pip_s_index_settings(monkeypatch, tmp_path):
+    """uv ignores pip.conf: the build hands pip's settings on, without overriding uv's own."""
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nextra-index-url = file:///srv/a file:///srv/b\nfind-links = /srv/wheels /srv/more\n")
+    for name in ("UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_INDEX_STRATEGY", "PIP_FIND_LINKS",
+                 "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    env = environments.uv_environment()
+    assert env["UV_EXTRA_INDEX_URL"] == "file:///srv/a file:///srv/b"
+    assert env["UV_FIND_LINKS"] == "/srv/wheels,/srv/more" and env["UV_INDEX_STRATEGY"] == "unsafe-best-match"
+    monkeypatch.setenv("UV_FIND_LINKS", "/mine")
+    assert environments.uv_environment()["UV_FIND_LINKS"] == "/mine"
+
+
+def test_a_lock_knows_the_requirements_it_came_from(tmp_path, project):
+    requirements = tmp_path / "x.txt"
+    requirements.write_text("a==1\n")
+    lock = environments.lock_path(requirements)
+    assert lock.name == "x.lock" and not environments.lock_is_current(requirements)
+    lock.write_text(f"# header\n{environments.LOCK_HEADER}{environments.file_hash(requirements)}\na==1\n")
+    assert environments.lock_is_current(requirements)
+    requirements.write_text("a==2\n")
+    assert not environments.lock_is_current(requirements), "an edited .txt needs a new lock"
+    for fw in project.frameworks():           # every committed lock matches its requirements
+        assert environments.lock_is_current(fw.requirements), f"{fw.requirements.name}: run make lock"

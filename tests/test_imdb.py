@@ -7,11 +7,11 @@ import tarfile
 
 import numpy as np
 import pytest
+from test_cifar10 import ArchiveServer
 
 from rosetta.data import imdb
 from rosetta.data.fetch import DataError
 from rosetta.settings import Settings
-from test_cifar10 import ArchiveServer
 
 TRAIN = {
     ("pos", "0_9.txt"): "A great film.<br />Great acting, great story!",

@@ -11,7 +11,7 @@ def test_settings_merge_hyperparameters_and_profile_sizes():
     assert settings("cnn_cifar10", "full").epochs == 10
     assert settings("cnn_cifar10", "smoke").data == "synthetic"
     with pytest.raises(AttributeError, match="has no setting 'batchsize'"):
-        hp.batchsize
+        _ = hp.batchsize
 
 
 def test_weights_setting_is_explicit_and_recorded(monkeypatch):

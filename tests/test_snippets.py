@@ -1,5 +1,6 @@
 """The step-alignment check: the same ordered steps in every framework, tags well written."""
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,21 @@ def test_misaligned_steps_kernel_and_unknown_files_are_reported(example, project
     assert any("no framework 'gamma'" in p for p in problems)
     good.notebook.metadata["kernelspec"]["name"] = "python3"
     assert any("kernelspec name is 'python3'" in p for p in check_alignment(example, [good], frameworks))
+
+
+def test_jupytext_pairs_each_snippet_with_a_notebook(project):
+    """Opened in Jupyter, a snippet is paired with a notebook (jupytext.toml at the root)."""
+    from jupytext.config import find_jupytext_configuration_file, load_jupytext_configuration_file
+    snippet = project.example("cnn_cifar10").snippet_path("pytorch")
+    found = find_jupytext_configuration_file(str(snippet.parent))
+    assert found and Path(found).name == "jupytext.toml"
+    config = load_jupytext_configuration_file(found)
+    assert config.default_formats(str(snippet)) == "ipynb,py:percent"
+
+
+def test_the_timed_resnet_step_follows_a_warm_up_of_the_same_shape_only(project):
+    """No probe in the timed path or the literature: one warm-up batch, then the timed ones."""
+    example = project.example("resnet50_features")
+    for fw in project.frameworks():
+        text = example.snippet_path(fw.name).read_text()
+        assert "[:1]" not in text and "batch_independence" not in text, fw.name
