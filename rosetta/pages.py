@@ -6,6 +6,7 @@ and files no longer produced are removed.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -508,7 +509,63 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
     writer.write(f"{relative}.py", source.read_bytes())
 
 
-def framework_page(fw: Framework, examples: list[Example], current: dict, env, writer: Writer) -> None:
+FAIRNESS_FOLDER = "benchmarks/fairness"     # written by benchmarks/fairness.py, kept in git
+FAIRNESS_FORMAT = 1                          # its API_VERSION
+
+
+def fairness_entries(project: Project) -> list[dict]:
+    """Every (example, framework) the fairness harness measured, on every machine on record."""
+    found = []
+    for path in sorted((project.root / FAIRNESS_FOLDER).glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if data.get("api_version") == FAIRNESS_FORMAT:
+            found += data.get("entries", {}).values()
+    return found
+
+
+def file_sha256(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+def fairness_section(project: Project, fw: Framework, examples: list[Example], entries: list[dict]) -> list[str]:
+    """Is this tab as fast as the same work in a plain script? The harness's ratios, marked stale when
+    the snippet or the plain script changed since."""
+    lines = ["## As fast as plain code?", "",
+             "`benchmarks/fairness.py` times each snippet's timed step three ways, alternating, several times: "
+             "in its Jupyter kernel as the build does (the times on the pages), as the same code without a "
+             "kernel, and as a plain script of the same model (`benchmarks/plain/`), in the same environment "
+             "at the same sizes. Medians, in seconds; within 10 % either way counts as the same.", ""]
+    mine = [e for e in entries if e.get("framework") == fw.name]
+    if not mine:
+        return lines + ["Not measured on any machine yet.", ""]
+    lines += ["| example | machine, profile (sizes) | in its kernel | without a kernel | plain script "
+              "| kernel / plain | verdict |", "|---|---|---|---|---|---|---|"]
+    by_name = {ex.name: ex for ex in examples}
+    for entry in sorted(mine, key=lambda e: (by_name[e["example"]].order if e["example"] in by_name else 99,
+                                             e["provenance"]["machine"].get("cpu", ""))):
+        prov, variants = entry["provenance"], entry["variants"]
+        example = by_name.get(entry["example"])
+        stale = example is None or file_sha256(example.snippet_path(fw.name)) != prov.get("snippet_sha256") or \
+            file_sha256(project.root / "benchmarks" / "plain" / entry["example"] / f"{fw.name}.py") \
+            != prov.get("plain_sha256")
+        times = [f"{variants[v]['median']:.2f}" if variants.get(v, {}).get("status") == "ok" else "failed"
+                 for v in ("kernel", "script", "plain")]
+        ratio = entry.get("ratios", {}).get("kernel/plain")
+        verdict = (entry.get("verdict") or "") + ("" if entry.get("same_work", True) else "; not the same work")
+        where = (f"{results.machine_label(prov['machine'])}, {prov['profile']} ({sizes_text(prov['sizes'])}), "
+                 f"{prov['repeats']} runs each, {prov['date'][:10]}")
+        lines.append("| " + " | ".join([
+            example.short_title if example else entry["example"], cell_text(where), *times,
+            f"{ratio:.2f}" if ratio else "–", cell_text(verdict + (" (stale: the code changed since)" if stale else ""))
+        ]) + " |")
+    return lines + [""]
+
+
+def framework_page(fw: Framework, examples: list[Example], current: dict, env, writer: Writer,
+                   fairness: list[str] = ()) -> None:
     lines = [f"({fw.name})=", f"# {fw.label}", "", f"API used in the tabs: {fw.api}.", ""]
     if env is not None and env.ok:
         versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
@@ -518,7 +575,7 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
     else:
         reason = env.reason if env is not None else "not set up"
         lines += [f"```{{warning}}\nNot installed on this machine: {escape(reason)}\n```", ""]
-    lines += ["## Notebooks", ""]
+    lines += [*fairness, "## Notebooks", ""]
     docs = []
     for example in examples:
         if not example.snippet_path(fw.name).exists() or example.name not in current:
@@ -568,8 +625,10 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
         for fw in frameworks:
             if example.snippet_path(fw.name).exists():
                 notebook_page(project, example, fw, current.get(fw.name), writer)
+    fairness = fairness_entries(project)
     for fw in frameworks:
-        framework_page(fw, examples, all_results, envs.get(fw.name), writer)
+        framework_page(fw, examples, all_results, envs.get(fw.name), writer,
+                       fairness_section(project, fw, examples, fairness))
     index_pages(examples, frameworks, all_results, writer)
     environments_page(frameworks, envs, machine_info, writer)
     return writer.finish()

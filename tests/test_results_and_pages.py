@@ -111,3 +111,28 @@ def test_results_table_with_several_machines(project):
     assert cells[2] == "12.5 s" and "50.00%" in cells and "3.25 s" in cells and "25.00%" in cells
     assert "not run" in second, "a framework measured on one machine only"
     assert second.count("|") == first.count("|"), "every row has every column"
+
+
+def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(project):
+    fw = project.framework("tensorflow")
+    examples = project.examples()
+    cnn = project.example("cnn_cifar10")
+    plain = project.root / "benchmarks" / "plain" / "cnn_cifar10" / "tensorflow.py"
+
+    def entry(snippet_sha):
+        summary = {"status": "ok", "median": 5.5, "min": 5.0, "max": 6.0}
+        return {"example": "cnn_cifar10", "framework": "tensorflow", "verdict": "snippet >10 % slower",
+                "same_work": True, "ratios": {"kernel/plain": 1.25},
+                "variants": {"kernel": summary, "script": {**summary, "median": 4.5},
+                             "plain": {**summary, "median": 4.4}},
+                "provenance": {"machine": {"cpu": "Some CPU", "cores": 2, "gpus": []}, "profile": "cpu",
+                               "sizes": {"train_images": 2560}, "repeats": 3, "date": "2026-11-30T20:00:00",
+                               "snippet_sha256": snippet_sha, "plain_sha256": pages.file_sha256(plain)}}
+
+    current = pages.fairness_section(project, fw, examples, [entry(pages.file_sha256(cnn.snippet_path(fw.name)))])
+    row = next(line for line in current if line.startswith("| CNN"))
+    assert "| 5.50 | 4.50 | 4.40 | 1.25 | snippet \\>10 % slower |" in row and "2-core Some CPU" in row
+    old = pages.fairness_section(project, fw, examples, [entry("0" * 64)])
+    assert "(stale: the code changed since)" in next(line for line in old if line.startswith("| CNN"))
+    assert "Not measured on any machine yet." in pages.fairness_section(project, project.framework("mxnet"),
+                                                                        examples, [entry("x")])

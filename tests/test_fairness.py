@@ -1,0 +1,145 @@
+"""The fairness harness (benchmarks/fairness.py), its plain scripts and rosetta.step_runner.
+
+All fast and framework-free except the one marked `envs`, which runs one pair in its venv.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rosetta import environments
+
+REPO = Path(__file__).resolve().parent.parent
+SPEC = importlib.util.spec_from_file_location("fairness", REPO / "benchmarks" / "fairness.py")
+fairness = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(fairness)
+
+
+def plain_scripts() -> set[tuple[str, str]]:
+    return {(path.parent.name, path.stem) for path in fairness.PLAIN.glob("*/*.py")}
+
+
+def test_one_plain_script_per_snippet(project):
+    snippets = {(ex.name, fw.name) for ex in project.examples() for fw in project.frameworks()
+                if ex.snippet_path(fw.name).exists()}
+    assert snippets and plain_scripts() == snippets
+
+
+@pytest.mark.parametrize("example, framework", sorted(plain_scripts()))
+def test_plain_script_prints_one_json_line_with_its_time(example, framework):
+    tree = ast.parse((fairness.PLAIN / example / f"{framework}.py").read_text())
+    assert ast.get_docstring(tree) and len(ast.get_docstring(tree).splitlines()) == 1
+    prints = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print"]
+    # One print, at the end of the module, of json.dumps({...}) with timed_seconds and samples.
+    assert len(prints) == 1 and isinstance(tree.body[-1], ast.Expr) and tree.body[-1].value is prints[0]
+    dumped = prints[0].args[0]
+    assert isinstance(dumped, ast.Call) and ast.unparse(dumped.func) == "json.dumps"
+    keys = {key.value for key in dumped.args[0].keys}
+    assert keys == {"timed_seconds", "samples"}
+    assert "time.perf_counter()" in ast.unparse(tree)
+    assert f'settings("{example}")' in ast.unparse(tree).replace("'", '"')
+
+
+@pytest.mark.parametrize("medians, verdict", [
+    ({"kernel": 12.0, "script": 10.0, "plain": 10.0}, "snippet >10 % slower"),
+    ({"kernel": 10.9, "script": 10.5, "plain": 10.0}, "within 10 %"),
+    ({"kernel": 8.0, "script": 8.0, "plain": 10.0}, "snippet >10 % faster"),
+])
+def test_ratios_and_verdict(medians, verdict):
+    out = fairness.compare(medians)
+    assert out["ratios"]["kernel/plain"] == pytest.approx(medians["kernel"] / medians["plain"])
+    assert out["ratios"]["kernel/script"] == pytest.approx(medians["kernel"] / medians["script"])
+    assert out["ratios"]["script/plain"] == pytest.approx(medians["script"] / medians["plain"])
+    assert out["verdict"] == verdict and out["verdict_basis"] == "kernel/plain"
+
+
+def test_verdict_without_a_kernel_run_or_without_plain():
+    assert fairness.compare({"script": 13.0, "plain": 10.0}) == {
+        "ratios": {"script/plain": pytest.approx(1.3)}, "verdict_basis": "script/plain",
+        "verdict": "snippet >10 % slower"}
+    assert fairness.compare({"kernel": 13.0, "script": 10.0})["verdict"] is None
+
+
+def test_summary_of_runs_keeps_the_last_error():
+    ok = {"status": "ok", "seconds": 2.0, "samples": 64}
+    summary = fairness.summarise_runs([ok, {**ok, "seconds": 4.0}, {**ok, "seconds": 3.0}])
+    assert (summary["status"], summary["median"], summary["min"], summary["max"]) == ("ok", 3.0, 2.0, 4.0)
+    failed = fairness.summarise_runs([ok, {"status": "failed", "error": "exit status 1: boom"}])
+    assert failed["status"] == "failed" and failed["error"].endswith("boom") and failed["median"] == 2.0
+
+
+def test_merge_keeps_the_other_entries(tmp_path):
+    path = tmp_path / "machine-cpu.json"
+    fairness.merge(path, "machine", "cpu", {"cnn_cifar10/pytorch": {"verdict": "within 10 %"},
+                                            "gru_imdb/mxnet": {"verdict": "within 10 %"}})
+    fairness.merge(path, "machine", "cpu", {"cnn_cifar10/pytorch": {"verdict": "snippet >10 % slower"}})
+    data = json.loads(path.read_text())
+    assert data["api_version"] == fairness.API_VERSION and (data["machine"], data["profile"]) == ("machine", "cpu")
+    assert data["entries"] == {"cnn_cifar10/pytorch": {"verdict": "snippet >10 % slower"},
+                               "gru_imdb/mxnet": {"verdict": "within 10 %"}}
+
+
+def test_an_unreadable_results_file_is_refused(tmp_path):
+    path = tmp_path / "machine-cpu.json"
+    path.write_text(json.dumps({"api_version": 0, "entries": {}}))
+    with pytest.raises(fairness.UsageError, match="format 0"):
+        fairness.merge(path, "machine", "cpu", {})
+
+
+def test_set_values_are_json_when_they_parse():
+    assert fairness.parse_sets(["train_images=2560", "shuffle=false", "weights=random"]) == {
+        "train_images": 2560, "shuffle": False, "weights": "random"}
+    with pytest.raises(fairness.UsageError):
+        fairness.parse_sets(["train_images"])
+
+
+def run_steps(tmp_path, steps) -> tuple[subprocess.CompletedProcess, dict]:
+    job, output = tmp_path / "job.json", tmp_path / "out.json"
+    job.write_text(json.dumps({"snippet": "hand-made.py", "output": str(output), "steps": steps}))
+    done = subprocess.run([sys.executable, "-P", "-m", "rosetta.step_runner", str(job)], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=60)
+    return done, json.loads(output.read_text())
+
+
+def test_step_runner_times_every_step_in_one_namespace(tmp_path):
+    done, out = run_steps(tmp_path, [{"name": "setup", "code": "import time\nx = 2"},
+                                     {"name": "train", "code": "time.sleep(0.2)\nprint(x * 21)"}])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "42"
+    assert set(out["steps"]) == {"setup", "train"} and "error" not in out
+    assert 0.2 <= out["steps"]["train"] < 5 and out["steps"]["setup"] < out["steps"]["train"]
+
+
+def test_step_runner_names_the_failing_step(tmp_path):
+    done, out = run_steps(tmp_path, [{"name": "setup", "code": "x = 1"},
+                                     {"name": "train", "code": "raise ValueError('no data\\nsecond line')"},
+                                     {"name": "infer", "code": "y = 2"}])
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == "step 'train' failed: ValueError: no data"
+    assert "Traceback" in done.stderr and "hand-made.py [train]" in done.stderr
+    assert list(out["steps"]) == ["setup"]
+    assert out["error"]["step"] == "train" and out["error"]["ename"] == "ValueError"
+
+
+@pytest.mark.envs
+def test_one_pair_runs_all_three_variants(project, tmp_path, monkeypatch):
+    if not environments.is_current(project, project.framework("pytorch")):
+        pytest.skip("no PyTorch environment (make envs)")
+    monkeypatch.setattr(fairness, "OUTPUT", tmp_path)
+    monkeypatch.setenv("ROSETTA_MACHINE", "test-machine")
+    status = fairness.main(["--profile", "smoke", "--repeats", "1", "--examples", "gru_imdb",
+                            "--frameworks", "pytorch", "--set", "train_reviews=128"])
+    entry = json.loads((tmp_path / "test-machine-smoke.json").read_text())["entries"]["gru_imdb/pytorch"]
+    assert status == 0 and entry["status"] == "ok" and entry["same_work"]
+    assert {v: s["samples"] for v, s in entry["variants"].items()} == {"kernel": 128, "script": 128, "plain": 128}
+    assert set(entry["ratios"]) == {"kernel/plain", "kernel/script", "script/plain"}
+    assert entry["provenance"]["overrides"] == {"train_reviews": 128}
+    assert entry["provenance"]["framework_versions"]["torch"]
+    assert len(entry["provenance"]["plain_sha256"]) == len(entry["provenance"]["snippet_sha256"]) == 64
