@@ -27,11 +27,14 @@ from .project import Example, Framework, Project
 from .settings import settings
 from .snippets import SnippetError, parse
 
-API_VERSION = 3                          # 3: the snippets' own train cells, inputs alone
+API_VERSION = 4                          # 4: operation counts; 3: the snippets' own train cells, inputs alone
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/equivalence.py")
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
+OPERATIONS_TOLERANCE = 0.01              # neutral operation count vs a framework's FLOP counter, relative
+# The facts an adapter may report from its framework's own FLOP counter (per sample, in GFLOP).
+COUNTED = {"forward": "forward GFLOPs per sample", "train": "training GFLOPs per sample"}
 
 
 def spec_folder(example: Example) -> Path:
@@ -335,6 +338,30 @@ def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: 
     return {"status": "ok", "against": against, "frameworks": measured}
 
 
+def operations_check(spec: neutral.Spec, per_framework: dict, notes: list[dict]) -> dict:
+    """The neutral operation count against the first framework that counts its own (an adapter's
+    facts); where a note says that framework computes another variant, its count after the note's
+    change (the neutral variant) is the one compared."""
+    count = neutral.operations(spec)
+    if not spec.steps:
+        count.pop("train")                      # inference only
+    result = {"neutral": count, "counted": None, "differences": {}, "tolerance": OPERATIONS_TOLERANCE}
+    for name, info in per_framework.items():
+        facts, variant = info.get("facts") or {}, "as built"
+        if COUNTED["forward"] not in facts:
+            continue
+        for note in notes:
+            after = (note.get("measured") or {}).get("frameworks", {}).get(name, {}).get("facts_after") or {}
+            if note.get("different_function") and COUNTED["forward"] in after:
+                facts, variant = after, f"with the change of the note “{note['title']}”"
+        counted = {kind: facts[key] * 1e9 for kind, key in COUNTED.items() if key in facts and kind in count}
+        result["counted"] = {"framework": name, "variant": variant, **counted}
+        result["differences"] = {kind: abs(result["counted"][kind] - count[kind]) / count[kind]
+                                 for kind in count if kind in result["counted"] and count[kind]}
+        break
+    return result
+
+
 def previous(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],
              envs: dict) -> dict | None:
     """The last result on record (for pages of examples this build did not check), marked stale
@@ -412,11 +439,20 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
                                     f"still differ by {m['after']:.3g} in {m['after_where']} "
                                     f"(tolerance {m['tolerance']:g}): the note does not explain it all")
         notes.append(entry)
+    operations = operations_check(spec, per_framework, notes)
+    for kind, difference in operations["differences"].items():
+        if difference > OPERATIONS_TOLERANCE:
+            counted = operations["counted"]
+            failures.append(f"operations: the neutral count of {kind} operations per sample "
+                            f"({operations['neutral'][kind]:.4g}) and {counted['framework']}'s FLOP counter "
+                            f"({counted[kind]:.4g}, {counted['variant']}) differ by {difference:.1%} "
+                            f"(tolerance {OPERATIONS_TOLERANCE:.0%}): a positions entry in weights.toml is wrong")
     result = {"api_version": API_VERSION, "example": example.name, "profile": profile, "machine": machine,
               "machine_label": results.machine_label(machine_info), "cache_key": key, "date": results.now(),
               "seed": seed, "steps": spec.steps, "batch_size": spec.batch_size,
               "forward_batch": spec.forward_batch, "overrides": spec.overrides, "tolerance": spec.tolerance,
               "conventions": list(spec.conventions), "notes": notes, "noise_floor": floor,
+              "operations": operations,
               "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
               "frameworks": per_framework, **compared, "failures": failures,
               "passed": not failures and len(outputs) >= 2}

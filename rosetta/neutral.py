@@ -36,6 +36,11 @@ class Tensor:
     fan: tuple[int, int] = (0, 0)   # for the Glorot and He inits: (fan_in, fan_out) in the neutral layout
     low: float | None = None
     high: float | None = None
+    # For the operation count: a kernel multiplies its inputs at `positions` places per sample (output
+    # pixels of a convolution, time steps of a recurrence, 1 for a dense layer); 0 for tensors that
+    # are not multiplied (biases, an embedding's lookup, batch-norm parameters).
+    positions: int = 0
+    input_grad: bool = True   # training also sends the gradient back to its input (not so for the first layer)
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ def load_spec(folder: Path, hp: dict) -> Spec:
         raise SpecError(f"{folder / SPEC_FILE}: {exc}") from None
     entries = list(meta.get("tensor", ()))
     if "resnet" in meta:
-        entries += resnet_tensors(**meta["resnet"])
+        entries += resnet_tensors(**meta["resnet"], image_size=int(hp.get("image_size", 224)))
     tensors = []
     for entry in entries:
         shape = tuple(_dimension(d, hp) for d in entry["shape"])
@@ -82,7 +87,8 @@ def load_spec(folder: Path, hp: dict) -> Spec:
             raise SpecError(f"{entry['name']}: unknown init {init!r}")
         fan = tuple(_dimension(d, hp) for d in entry.get("fan", (0, 0)))
         tensors.append(Tensor(entry["name"], shape, init, float(entry.get("scale", 0.1)), fan,
-                              entry.get("low"), entry.get("high")))
+                              entry.get("low"), entry.get("high"), _dimension(entry.get("positions", 0), hp),
+                              bool(entry.get("input_grad", True))))
     overrides = dict(meta.get("overrides", {}))
     inputs = dict(meta["inputs"])
     inputs["shape"] = [_dimension(d, hp) for d in inputs["shape"]]
@@ -112,14 +118,15 @@ def _note(entry: dict) -> dict:
     return dict(entry)
 
 
-def resnet_tensors(blocks: list[int], width: int = 64, expansion: int = 4) -> list[dict]:
+def resnet_tensors(blocks: list[int], width: int = 64, expansion: int = 4, image_size: int = 224) -> list[dict]:
     """A bottleneck ResNet's tensors under torchvision's state_dict names (v1 and v1.5 share them):
     convolutions without biases, each followed by batch normalisation (weight = gamma, bias = beta,
     running_mean, running_var). Kernels He-uniform, so activations keep their scale through the net."""
-    def conv(name, out_channels, in_channels, size):
+    def conv(name, out_channels, in_channels, size, positions):
         fan_in = in_channels * size * size
         return [{"name": f"{name}.weight", "shape": [out_channels, in_channels, size, size],
-                 "init": "he_uniform", "fan": [fan_in, out_channels * size * size]}]
+                 "init": "he_uniform", "fan": [fan_in, out_channels * size * size], "positions": positions,
+                 "input_grad": name != "conv1"}]
 
     def batch_norm(name, channels):
         return [{"name": f"{name}.weight", "shape": [channels], "low": 0.8, "high": 1.2},
@@ -127,21 +134,38 @@ def resnet_tensors(blocks: list[int], width: int = 64, expansion: int = 4) -> li
                 {"name": f"{name}.running_mean", "shape": [channels], "low": -0.1, "high": 0.1},
                 {"name": f"{name}.running_var", "shape": [channels], "low": 0.5, "high": 1.5}]
 
-    entries = conv("conv1", width, 3, 7) + batch_norm("bn1", width)
+    # Output positions for an input of image_size: conv1 (stride 2) halves it, the max-pool halves it
+    # again, and each later stage halves it in its first block. v1 (the neutral variant) does so in that
+    # block's first 1x1 convolution, so every convolution of a stage works at the stage's output size.
+    side = image_size // 2
+    entries = conv("conv1", width, 3, 7, side * side) + batch_norm("bn1", width)
+    side //= 2
     in_channels = width
     for stage, count in enumerate(blocks, 1):
         mid = width * 2 ** (stage - 1)
         out = mid * expansion
+        here = side // 2 ** (stage - 1)
         for block in range(count):
             prefix = f"layer{stage}.{block}"
-            entries += conv(f"{prefix}.conv1", mid, in_channels, 1) + batch_norm(f"{prefix}.bn1", mid)
-            entries += conv(f"{prefix}.conv2", mid, mid, 3) + batch_norm(f"{prefix}.bn2", mid)
-            entries += conv(f"{prefix}.conv3", out, mid, 1) + batch_norm(f"{prefix}.bn3", out)
+            entries += conv(f"{prefix}.conv1", mid, in_channels, 1, here * here) + batch_norm(f"{prefix}.bn1", mid)
+            entries += conv(f"{prefix}.conv2", mid, mid, 3, here * here) + batch_norm(f"{prefix}.bn2", mid)
+            entries += conv(f"{prefix}.conv3", out, mid, 1, here * here) + batch_norm(f"{prefix}.bn3", out)
             if block == 0:
-                entries += conv(f"{prefix}.downsample.0", out, in_channels, 1)
+                entries += conv(f"{prefix}.downsample.0", out, in_channels, 1, here * here)
                 entries += batch_norm(f"{prefix}.downsample.1", out)
             in_channels = out
     return entries
+
+
+def operations(spec: Spec) -> dict[str, int]:
+    """Floating-point operations per sample, framework-neutral: each kernel's multiply-adds (counted as
+    two operations) at each of its positions, as framework FLOP counters count matrix products and
+    convolutions; elementwise work (activations, pooling, biases, normalisation) is left out. Training
+    is the forward pass plus, per kernel, its weight gradient and, unless it is the first layer, its
+    input gradient: the same products again."""
+    forward = sum(2 * int(np.prod(t.shape)) * t.positions for t in spec.tensors)
+    backward = sum((2 + 2 * t.input_grad) * int(np.prod(t.shape)) * t.positions for t in spec.tensors)
+    return {"forward": forward, "train": forward + backward}
 
 
 def initial_weights(spec: Spec, seed: int) -> dict[str, np.ndarray]:

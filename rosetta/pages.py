@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import charts, results
+from . import charts, equivalence, neutral, results
 from .project import PROFILES, Example, Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
@@ -192,6 +192,8 @@ def metric_text(value, style: str) -> str:
         return ""
     if style == "percent":
         return f"{value:.2%}"
+    if style == "percent1":
+        return f"{value:.1%}"
     if style == "int":
         return f"{value:,.0f}"
     if style == "float2":
@@ -204,9 +206,24 @@ def random_weights(column_results: dict) -> bool:
                if r["status"] == "ok")
 
 
+PEAK_METRIC = {"metric": "peak_fraction", "label": "% of peak", "format": "percent1"}
+
+
+def peak_fraction(result: dict, operations: float | None, peak: dict | None) -> float | None:
+    """What share of the machine's float32 matrix-multiply rate the timed step's samples/s amount to."""
+    throughput = result["metrics"].get("throughput")
+    if not (operations and peak and throughput):
+        return None
+    return throughput * operations / (peak["gflops"] * 1e9)
+
+
 def results_table(example: Example, frameworks: list[Framework], columns: list[tuple[str, str]],
-                  by_column: dict, machine_labels: dict) -> str:
-    """Framework rows; for each machine and profile a group of columns, then the original's figures."""
+                  by_column: dict, machine_labels: dict, peaks: dict | None = None,
+                  operations: float | None = None) -> str:
+    """Framework rows; for each machine and profile a group of columns, then the original's figures.
+    With the operations per sample of the timed step and the machines' `peaks`, a "% of peak" column."""
+    peaks = peaks or {}
+    metrics = [*example.table_metrics, *([PEAK_METRIC] if operations else [])]
     legend, header = [], ["Framework", "API"]
     for number, (machine, profile) in enumerate(columns, 1):
         tag = f"[{number}]"
@@ -214,10 +231,11 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
         weights = ", **random weights**" if random_weights(column_results) else ""
         repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
         runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
+        peak = f", peak {peaks[machine]['gflops']:.0f} GFLOP/s" if operations and peaks.get(machine) else ""
         legend.append(f"{tag} {machine_labels.get(machine, machine)}, profile `{profile}` "
-                      f"({sizes_text(example.profiles.get(profile, {}))}){weights}{runs}")
+                      f"({sizes_text(example.profiles.get(profile, {}))}){weights}{runs}{peak}")
         header.append(f"{example.timed_step} s {tag}")
-        header += [f"{m['label']} {tag}" for m in example.table_metrics]
+        header += [f"{m['label']} {tag}" for m in metrics]
     reference = example.reference
     ref_columns = reference.get("columns", [])
     header += [cell_text(f"{col}: {reference.get('caption', 'original study')}") for col in ref_columns]
@@ -227,7 +245,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
         row = [fw.label, cell_text(fw.api)]
         for column in columns:
             result = by_column.get(column, {}).get(fw.name)
-            blanks = [""] * len(example.table_metrics)
+            blanks = [""] * len(metrics)
             if result is None:
                 row += ["not run", *blanks]
             elif result["status"] != "ok":
@@ -236,12 +254,21 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
                 timed = result["steps"].get(example.timed_step)
                 stale = " (stale)" if result.get("stale") else ""
                 row.append((time_summary(timed) if timed else "?") + stale)
-                row += [metric_text(result["metrics"].get(m["metric"]), m.get("format", "text"))
-                        for m in example.table_metrics]
+                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, peaks.get(column[0]))}
+                row += [metric_text(values.get(m["metric"]), m.get("format", "text")) for m in metrics]
         figures = reference.get(fw.name, [])
         row += [str(figures[i]) if i < len(figures) else "–" for i in range(len(ref_columns))]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def timed_operations(project: Project, example: Example, profile: str) -> float | None:
+    """Floating-point operations per sample of the timed step (training or inference), from the
+    example's neutral spec; None when the example has none."""
+    if not equivalence.has_checks(example):
+        return None
+    spec = equivalence.load_spec(project, example, profile)
+    return neutral.operations(spec)["train" if spec.steps else "forward"]
 
 
 def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
@@ -257,6 +284,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     by_column[(machine, profile)] = current
     columns = [(machine, profile)] + sorted(c for c in by_column if c != (machine, profile))
 
+    operations = timed_operations(project, example, profile)
     intro_path = example.folder / "README.md"
     intro = intro_path.read_text() if intro_path.exists() else ""
     intro = re.sub(r"^# .*\n", "", intro, count=1).strip()   # the page has its own title
@@ -270,7 +298,18 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
              f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {weights}. "
              "One snippet ran at a time; step times come from the notebook cell timestamps "
              "(see {doc}`/methodology`).", "```", "", "## Results", "",
-             results_table(example, frameworks, columns, by_column, machine_labels), ""]
+             results_table(example, frameworks, columns, by_column, machine_labels,
+                           {m: results.known_matmul_rate(project, m) for m, _ in columns}
+                           | {machine: machine_info.get("float32_matmul")}, operations), ""]
+    if operations:
+        peak = machine_info.get("float32_matmul") or {}
+        lines += [f"% of peak: samples/s × {operations / 1e9:.3g} GFLOP per sample (the {example.timed_step} step's "
+                  "matrix products and convolutions"
+                  + (", forward and backward" if example.timed_step == "train" else "")
+                  + ", counted from the neutral model and checked against PyTorch's FLOP counter, see below) ÷ "
+                  "the machine's float32 matrix-multiply rate"
+                  + (f" (this machine: {peak['gflops']:.0f} GFLOP/s; {escape(peak['how'])})" if peak else "") + ".",
+                  ""]
     chart = charts.timing_chart(example, frameworks, current)
     if chart:
         writer.write(f"benchmarks/{example.name}-times.png", chart)
@@ -343,6 +382,27 @@ def versions_text(frameworks: list[Framework], check: dict) -> str:
     return "; ".join(parts)
 
 
+def fact_text(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def operations_text(check: dict, labels: dict) -> str:
+    """The neutral operation count, and how it compares with a framework's own FLOP counter."""
+    ops = check.get("operations")
+    if not ops:
+        return ""
+    kinds = {"forward": "forward", "train": "one training step"}
+    text = "Operations per sample, counted from the neutral model (each kernel at each of its positions): " + \
+        ", ".join(f"{kinds[k]} {v / 1e9:.4g} GFLOP" for k, v in ops["neutral"].items()) + "."
+    counted = ops.get("counted")
+    if counted:
+        text += (f" {labels.get(counted['framework'], counted['framework'])}'s FLOP counter on its snippet's model "
+                 f"({counted['variant']}): " + ", ".join(
+                     f"{kinds[k]} {counted[k] / 1e9:.4g} ({ops['differences'][k]:.2%} apart)"
+                     for k in ops["differences"]) + f"; tolerance {ops['tolerance']:.0%}.")
+    return text
+
+
 def note_measurement(note: dict, labels: dict, check: dict) -> str:
     measured = note.get("measured") or {}
     if measured.get("status") != "ok":
@@ -365,7 +425,8 @@ def note_measurement(note: dict, labels: dict, check: dict) -> str:
                          f"stand; **{m['after']:.1e}**{batches}{change} (tolerance {m['tolerance']:g}) {verdict}")
         before_facts = check["frameworks"].get(name, {}).get("facts", {})
         for fact, value in m.get("facts_after", {}).items():
-            sentences.append(f"{label}'s {fact}: {before_facts.get(fact, '?')} as built, {value} with the change")
+            sentences.append(f"{label}'s {fact}: {fact_text(before_facts.get(fact, '?'))} as built, "
+                             f"{fact_text(value)} with the change")
     return "Measured: " + "; ".join(sentences) + "."
 
 
@@ -464,7 +525,9 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
                 lines += [measurement, ""]
             if note.get("change"):
                 lines += [fence(note["change"].strip("\n"), "python"), ""]
+    operations = operations_text(check, labels)
     lines += ["### The neutral weights", "", *[f"- {c}" for c in check["conventions"]], "",
+              *([operations, ""] if operations else []),
               f":::{{dropdown}} All {len(check['tensors'])} tensors, in the order of the .npz file", "",
               "| tensor | shape |", "|---|---|",
               *[f"| `{t['name']}` | {' × '.join(map(str, t['shape']))} |" for t in check["tensors"]], "", ":::", ""]

@@ -59,6 +59,36 @@ def _gpus() -> list[dict]:
     return gpus
 
 
+def matmul_rate(size: int = 2048, repeats: int = 5) -> dict:
+    """The machine's float32 matrix-multiply rate, the "peak" the tables compare throughput with:
+    numpy's BLAS on all cores (after a warm-up product), the best of `repeats` products of two
+    size x size matrices (2 size^3 operations each). Measured once per machine; see known_matmul_rate."""
+    import time
+
+    import numpy as np
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((size, size), dtype=np.float32) for _ in range(2))
+    a @ b
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - started)
+    blas = np.show_config(mode="dicts").get("Build Dependencies", {}).get("blas", {})
+    return {"gflops": round(2 * size ** 3 / best / 1e9, 1), "date": now(),
+            "how": f"numpy {np.__version__} ({blas.get('name', 'BLAS')} {blas.get('version', '')}".strip()
+                   + f"), float32 {size}x{size} @ {size}x{size}, best of {repeats}, {os.cpu_count()} cores"}
+
+
+def known_matmul_rate(project: Project, machine: str) -> dict | None:
+    """The rate on record for this machine, so that it is measured once, not at every build."""
+    path = project.results / machine / "machine.json"
+    try:
+        return json.loads(path.read_text()).get("float32_matmul") if path.exists() else None
+    except json.JSONDecodeError:
+        return None
+
+
 def describe_machine() -> dict:
     memory_gib = None
     try:

@@ -252,3 +252,32 @@ def test_the_train_cells_are_compared_across_frameworks_and_with_their_steps(cnn
 
 def split_final(arrays):
     return equivalence.split(arrays, "final/")
+
+
+def test_operations_per_sample_are_counted_from_the_neutral_model(project):
+    cnn = neutral.operations(spec_of(project, "cnn_cifar10"))
+    # conv1..4 at 32x32, 32x32, 16x16, 16x16 output pixels, then two dense layers; 2 operations per multiply-add
+    forward = 2 * (50 * 3 * 9 * 1024 + 50 * 50 * 9 * 1024 + 100 * 50 * 9 * 256 + 100 * 100 * 9 * 256
+                   + 6400 * 512 + 512 * 10)
+    assert cnn["forward"] == forward
+    assert cnn["train"] == 3 * forward - 2 * 50 * 3 * 9 * 1024, "no gradient for the images"
+    gru = neutral.operations(spec_of(project, "gru_imdb"))
+    assert gru["forward"] == 2 * (125 * 300 * 150 + 100 * 300 * 150 + 100 * 2)
+    resnet = neutral.operations(spec_of(project, "resnet50_features"))
+    assert resnet["forward"] / 1e9 == pytest.approx(7.71, abs=0.01), "ResNet-50 v1 at 224 x 224"
+
+
+def test_the_operation_count_is_checked_against_a_framework_counter(project):
+    spec = spec_of(project, "resnet50_features")
+    neutral_forward = neutral.operations(spec)["forward"]
+    per_framework = {"mxnet": {"status": "ok", "facts": {}},
+                     "pytorch": {"status": "ok", "facts": {"forward GFLOPs per sample": 8.17}}}
+    as_built = equivalence.operations_check(spec, per_framework, [])
+    assert as_built["counted"]["variant"] == "as built" and "train" not in as_built["neutral"]
+    assert as_built["differences"]["forward"] > equivalence.OPERATIONS_TOLERANCE
+    note = {"title": "v1.5", "different_function": True,
+            "measured": {"frameworks": {"pytorch": {"facts_after": {"forward GFLOPs per sample":
+                                                                    neutral_forward / 1e9 * 1.001}}}}}
+    variant = equivalence.operations_check(spec, per_framework, [note])
+    assert variant["counted"]["variant"].startswith("with the change of the note")
+    assert variant["differences"]["forward"] == pytest.approx(0.001, rel=1e-3)

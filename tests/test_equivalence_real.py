@@ -52,8 +52,16 @@ def test_the_v1_zoos_agree_and_the_variants_are_explained(smoke_site, project):
     assert check["logits"]["pytorch vs mxnet"] > 1e-2          # v1.5: another function
     v15 = next(n for n in check["notes"] if "v1.5" in n["title"])["measured"]["frameworks"]["pytorch"]
     assert v15["after"] <= 1e-3 < v15["before"]
-    flops = check["frameworks"]["pytorch"]["facts"]["GFLOPs per 224 × 224 image"]
-    assert flops > v15["facts_after"]["GFLOPs per 224 × 224 image"]
+    flops = check["frameworks"]["pytorch"]["facts"]["forward GFLOPs per sample"]
+    assert flops > v15["facts_after"]["forward GFLOPs per sample"]          # v1.5 costs more than v1
+
+
+@pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb", "resnet50_features"])
+def test_the_neutral_operation_count_is_what_pytorch_counts(smoke_site, project, example):
+    operations = smoke_check(project, example)["operations"]
+    assert operations["counted"]["framework"] == "pytorch"
+    assert set(operations["differences"]) == set(operations["neutral"]) and operations["differences"]
+    assert all(d <= operations["tolerance"] for d in operations["differences"].values()), operations
 
 
 def test_the_page_shows_the_section(smoke_site):

@@ -136,3 +136,28 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
     assert "(stale: the code changed since)" in next(line for line in old if line.startswith("| CNN"))
     assert "Not measured on any machine yet." in pages.fairness_section(project, project.framework("mxnet"),
                                                                         examples, [entry("x")])
+
+
+def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_rate(project):
+    example = project.example("cnn_cifar10")
+    fw = project.frameworks()[0]
+    record = _record("box", fw.name, 10.0, 0.5)            # 10 images/s
+    columns = [("box", "cpu"), ("other", "cpu")]
+    by_column = {("box", "cpu"): {fw.name: record}, ("other", "cpu"): {fw.name: {**record, "machine": "other"}}}
+    table = pages.results_table(example, [fw], columns, by_column, {}, {"box": {"gflops": 100.0}}, 2e9)
+    assert "peak 100 GFLOP/s" in table.splitlines()[0]
+    assert "% of peak [1]" in table and "% of peak [2]" in table
+    row = table.splitlines()[-1]
+    assert "| 20.0% |" in row, "10 images/s x 2 GFLOP / 100 GFLOP/s"
+    assert row.count("|") == table.splitlines()[2].count("|"), "every row has every column"
+    assert pages.peak_fraction(record, None, {"gflops": 1.0}) is None
+
+
+def test_the_machine_rate_is_measured_once_and_kept(tmp_path):
+    from rosetta.project import Project as P
+    project = P(root=tmp_path)
+    assert results.known_matmul_rate(project, "m") is None
+    rate = results.matmul_rate(size=256, repeats=2)
+    assert rate["gflops"] > 0 and "float32 256x256 @ 256x256, best of 2" in rate["how"]
+    results.save_machine(project, "m", {"cpu": "x", "float32_matmul": rate})
+    assert results.known_matmul_rate(project, "m") == rate

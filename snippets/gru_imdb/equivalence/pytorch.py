@@ -52,3 +52,19 @@ def train_step(ns, x, y):
     loss.backward()
     optimizer.step()
     return loss.item()
+
+
+def facts(ns):
+    """Operations per sample, counted by PyTorch's own counter (matrix products and convolutions) on the
+    snippet's model: one forward pass, and one training step's forward and backward passes."""
+    from torch.utils.flop_counter import FlopCounterMode
+    model, x = ns["model"], torch.zeros(1, ns["hp"].max_length, dtype=torch.long, device=ns["device"])
+    y = torch.zeros(1, dtype=torch.long, device=ns["device"])
+    forward, training = FlopCounterMode(display=False), FlopCounterMode(display=False)
+    with torch.no_grad(), forward:
+        model(x)
+    with training:
+        ns["loss_fn"](model(x), y).backward()
+    model.zero_grad()
+    return {"forward GFLOPs per sample": forward.get_total_flops() / 1e9,
+            "training GFLOPs per sample": training.get_total_flops() / 1e9}
