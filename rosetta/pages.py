@@ -600,7 +600,7 @@ def fairness_section(project: Project, fw: Framework, examples: list[Example], e
              "`benchmarks/fairness.py` times each snippet's timed step three ways, alternating, several times: "
              "in its Jupyter kernel as the build does (the times on the pages), as the same code without a "
              "kernel, and as a plain script of the same model (`benchmarks/plain/`), in the same environment "
-             "at the same sizes. Medians, in seconds; within 10 % either way counts as the same.", ""]
+             "at the same sizes. Seconds: median (min–max); within 10 % either way counts as the same.", ""]
     mine = [e for e in entries if e.get("framework") == fw.name]
     if not mine:
         return lines + ["Not measured on any machine yet.", ""]
@@ -614,8 +614,8 @@ def fairness_section(project: Project, fw: Framework, examples: list[Example], e
         stale = example is None or file_sha256(example.snippet_path(fw.name)) != prov.get("snippet_sha256") or \
             file_sha256(project.root / "benchmarks" / "plain" / entry["example"] / f"{fw.name}.py") \
             != prov.get("plain_sha256")
-        times = [f"{variants[v]['median']:.2f}" if variants.get(v, {}).get("status") == "ok" else "failed"
-                 for v in ("kernel", "script", "plain")]
+        times = [f"{variants[v]['median']:.2f} ({variants[v]['min']:.2f}–{variants[v]['max']:.2f})"
+                 if variants.get(v, {}).get("status") == "ok" else "failed" for v in ("kernel", "script", "plain")]
         ratio = entry.get("ratios", {}).get("kernel/plain")
         verdict = (entry.get("verdict") or "") + ("" if entry.get("same_work", True) else "; not the same work")
         where = (f"{results.machine_label(prov['machine'])}, {prov['profile']} ({sizes_text(prov['sizes'])}), "
