@@ -268,7 +268,8 @@ def main(argv=None) -> int:
     machine_info = results.describe_machine()
     machine = results.machine_id(machine_info)
     # Before any snippet runs (never beside a timed run), once per machine.
-    machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or results.matmul_rate()
+    machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
+        results.measure_peak(project, all_frameworks, envs)
     results.save_machine(project, machine, machine_info)
     log(f"machine {machine}, profile {profile}")
     all_results, checked, equivalence_errors = {}, {}, []

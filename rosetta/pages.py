@@ -308,7 +308,9 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                   + (", forward and backward" if example.timed_step == "train" else "")
                   + ", counted from the neutral model and checked against PyTorch's FLOP counter, see below) ÷ "
                   "the machine's float32 matrix-multiply rate"
-                  + (f" (this machine: {peak['gflops']:.0f} GFLOP/s; {escape(peak['how'])})" if peak else "") + ".",
+                  + (f" (this machine: {peak['gflops']:.0f} GFLOP/s, {escape(peak['how'])}; "
+                     + ", ".join(f"{escape(name)} {rate:.0f}" for name, rate in peak.get("by", {}).items()) + ")"
+                     if peak else "") + ".",
                   ""]
     chart = charts.timing_chart(example, frameworks, current)
     if chart:

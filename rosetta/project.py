@@ -45,6 +45,7 @@ class Framework:
     install_first: tuple[str, ...] = ()
     no_build_isolation: bool = False
     definition: Path | None = None   # envs/<name>.toml
+    matmul: str = ""                 # code defining make(a, b): the framework's own float32 product (peak)
 
     @property
     def kernel_name(self) -> str:
@@ -121,6 +122,7 @@ class Project:
                 install_first=tuple(meta.get("install_first", ())),
                 no_build_isolation=bool(meta.get("no_build_isolation", False)),
                 definition=toml_path,
+                matmul=meta.get("matmul", ""),
             ))
         return sorted(found, key=lambda fw: (fw.order, fw.name))
 

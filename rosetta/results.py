@@ -59,25 +59,32 @@ def _gpus() -> list[dict]:
     return gpus
 
 
-def matmul_rate(size: int = 2048, repeats: int = 5) -> dict:
-    """The machine's float32 matrix-multiply rate, the "peak" the tables compare throughput with:
-    numpy's BLAS on all cores (after a warm-up product), the best of `repeats` products of two
-    size x size matrices (2 size^3 operations each). Measured once per machine; see known_matmul_rate."""
-    import time
-
-    import numpy as np
-    rng = np.random.default_rng(0)
-    a, b = (rng.standard_normal((size, size), dtype=np.float32) for _ in range(2))
-    a @ b
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        a @ b
-        best = min(best, time.perf_counter() - started)
-    blas = np.show_config(mode="dicts").get("Build Dependencies", {}).get("blas", {})
-    return {"gflops": round(2 * size ** 3 / best / 1e9, 1), "date": now(),
-            "how": f"numpy {np.__version__} ({blas.get('name', 'BLAS')} {blas.get('version', '')}".strip()
-                   + f"), float32 {size}x{size} @ {size}x{size}, best of {repeats}, {os.cpu_count()} cores"}
+def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size: int = 2048) -> dict:
+    """The machine's float32 matrix-multiply rate, the "peak" that the tables compare throughput with:
+    the best rate of any environment's own product (each framework's `matmul` code in envs/<name>.toml,
+    and numpy here), each the best of five size x size products after a warm-up. Libraries differ
+    (numpy's BLAS may not use every instruction the CPU has), so the best one stands for the machine.
+    Measured once per machine, before any snippet runs; see known_matmul_rate."""
+    from .matmul_worker import rate
+    by = {"numpy (build)": round(rate(lambda a, b: lambda: a @ b, size), 1)}
+    for fw in frameworks:
+        env = envs.get(fw.name)
+        if not (fw.matmul and env is not None and env.ok):
+            continue
+        project.build.mkdir(parents=True, exist_ok=True)
+        code = project.build / f"matmul-{fw.name}.py"
+        code.write_text(fw.matmul)
+        try:
+            done = subprocess.run([str(env.python), "-P", "-m", "rosetta.matmul_worker", str(code), str(size)],
+                                  cwd=project.build, capture_output=True, text=True, timeout=600,
+                                  env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+            by[fw.name] = round(json.loads(done.stdout.strip().splitlines()[-1])["gflops"], 1)
+        except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError):
+            continue                        # that environment cannot say: the others still can
+    best = max(by, key=by.get)
+    return {"gflops": by[best], "by": by, "date": now(),
+            "how": f"the fastest float32 {size}x{size} product of the environments ({best}), "
+                   f"best of 5 on {os.cpu_count()} cores"}
 
 
 def known_matmul_rate(project: Project, machine: str) -> dict | None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -154,11 +155,23 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     assert pages.peak_fraction(record, None, {"gflops": 1.0}) is None
 
 
-def test_the_machine_rate_is_measured_once_and_kept(tmp_path):
+def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkeypatch):
+    import sys
+
+    from rosetta.environments import EnvStatus
+    from rosetta.project import Framework
     from rosetta.project import Project as P
     project = P(root=tmp_path)
     assert results.known_matmul_rate(project, "m") is None
-    rate = results.matmul_rate(size=256, repeats=2)
-    assert rate["gflops"] > 0 and "float32 256x256 @ 256x256, best of 2" in rate["how"]
+    # Two "frameworks" run by this very Python: one multiplies, one slows itself down on purpose.
+    fast = Framework("fast", "Fast", "", 1, tmp_path / "x.txt", matmul="def make(a, b):\n    return lambda: a @ b\n")
+    slow = Framework("slow", "Slow", "", 2, tmp_path / "y.txt",
+                     matmul="import time\ndef make(a, b):\n    return lambda: (time.sleep(0.2), a @ b)\n")
+    envs = {name: EnvStatus(name, True, python=Path(sys.executable)) for name in ("fast", "slow")}
+    monkeypatch.setenv("PYTHONPATH", str(results.REPO_ROOT))     # framework venvs have it by a .pth line
+    rate = results.measure_peak(project, [fast, slow], envs, size=256)
+    assert set(rate["by"]) == {"numpy (build)", "fast", "slow"}
+    assert rate["by"]["slow"] < rate["by"]["fast"] and rate["gflops"] == max(rate["by"].values())
+    assert "float32 256x256 product" in rate["how"]
     results.save_machine(project, "m", {"cpu": "x", "float32_matmul": rate})
     assert results.known_matmul_rate(project, "m") == rate
