@@ -181,7 +181,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
                 log(f"  data: {data_error}")
         if data_error:
             out[fw.name] = not_run(example, fw, profile, machine, machine_info, "data-error", data_error)
-            results.save(project, out[fw.name])
+            if previous is None:      # a measurement on record is kept: with its data back, it is current again
+                results.save(project, out[fw.name])
             continue
         key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats,
                                 hp.as_dict(), identity)

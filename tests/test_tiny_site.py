@@ -179,9 +179,9 @@ def test_build_completes_with_a_failing_and_a_timed_out_snippet(tiny):
 
 
 def test_missing_data_is_one_message_shown_as_written(tiny):
-    record = result(tiny["root"], "withdata", "alpha")
-    assert record["status"] == "data-error" and "tiny data not found" in record["reason"]
-    assert "tiny data not found" in tiny["out"]
+    assert "withdata/alpha: data-error: tiny data not found" in tiny["out"]
+    code, out = run(tiny["root"], "--examples", "withdata")
+    assert code == 0 and "withdata/alpha: data-error: tiny data not found" in out
     html = page(tiny["root"], "withdata")
     # Angle brackets and the rest are escaped, not swallowed as HTML tags.
     assert "provide &lt;split&gt;/&lt;class&gt;/&lt;image&gt; files named by TINY_DATA" in html
@@ -267,7 +267,13 @@ def test_a_changed_data_source_is_measured_again(tiny, tmp_path, monkeypatch):
     assert "run 1/1 of withdata/alpha" in out, "another copy of the data is another measurement"
     assert "copy-b.tar" in result(root, "withdata", "alpha")["provenance"]["data_source"]
     monkeypatch.delenv("TINY_DATA")
-    converged(root)                                     # back to the module's state: data missing
+    code, out = run(root, "--examples", "withdata")
+    assert "tiny data not found" in out and "withdata/alpha: data-error" in out
+    assert "copy-b.tar" in result(root, "withdata", "alpha")["provenance"]["data_source"], \
+        "missing data loses nothing already measured"
+    monkeypatch.setenv("TINY_DATA", str(second))
+    code, out = run(root, "--examples", "withdata")
+    assert "run 1/1" not in out and "withdata/alpha: up to date" in out, "its data back: current again"
 
 
 def test_a_framework_that_cannot_install_is_reported_and_the_rest_builds(tiny):
