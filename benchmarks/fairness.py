@@ -17,7 +17,6 @@ pair, with the sha256 of the snippet and of the plain script so a page can tell 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import subprocess
@@ -35,12 +34,12 @@ from rosetta.execute import execute  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
 from rosetta.snippets import parse  # noqa: E402
 
-API_VERSION = 1
+API_VERSION = results.FAIRNESS_FORMAT
 VARIANTS = ("kernel", "script", "plain")
 RATIOS = (("kernel", "plain"), ("kernel", "script"), ("script", "plain"))
 TOLERANCE = 0.10
 PLAIN = ROOT / "benchmarks" / "plain"
-OUTPUT = ROOT / "benchmarks" / "fairness"
+OUTPUT = ROOT / results.FAIRNESS_FOLDER
 TIMING = {"kernel": "nbclient cell timestamps of the timed step (as the build)",
           "script": "perf_counter around the timed step's code (rosetta.step_runner)",
           "plain": "perf_counter in the plain script, after synchronising"}
@@ -211,10 +210,6 @@ def compare(medians: dict[str, float]) -> dict:
     return {"ratios": ratios, "verdict_basis": basis, "verdict": verdict_of(ratios[basis]) if basis else None}
 
 
-def sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
-
-
 def read_entries(path: Path) -> dict:
     """The entries already measured on this machine and profile; a file this harness cannot read stops it."""
     if not path.exists():
@@ -273,7 +268,8 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
             "overrides": overrides, "settings": settings,
             "framework_versions": versions,
             "environment_sha256": environments.EnvStatus(fw.name, True, fingerprint=fingerprint).fingerprint_hash,
-            "snippet_sha256": sha256(pair.snippet_path), "plain_sha256": sha256(pair.plain_path),
+            "snippet_sha256": results.file_sha256(pair.snippet_path),
+            "plain_sha256": results.file_sha256(pair.plain_path),
             "machine": machine_info,
         },
     }

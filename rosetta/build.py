@@ -218,7 +218,8 @@ def run_sphinx(project: Project, output: Path) -> int:
 def lock_all(project: Project) -> int:
     """make lock: every requirements file (the build's own, each framework's, their GPU variants)."""
     failed = 0
-    with open(project.venvs / "lock.log", "a") if project.venvs.exists() else open(os.devnull, "w") as trail:
+    project.venvs.mkdir(parents=True, exist_ok=True)
+    with open(project.venvs / "lock.log", "a") as trail:
         install_first = {fw.requirements.name.split(".")[0]: fw.install_first for fw in project.frameworks()}
         for requirements in sorted(project.envs.glob("*.txt")):
             try:

@@ -14,6 +14,7 @@ wheels), the same settings are handed to uv, so both install from the same place
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -81,18 +82,26 @@ def base_python() -> str:
     return os.environ.get("ROSETTA_PYTHON") or getattr(sys, "_base_executable", sys.executable)
 
 
-def uv_environment() -> dict[str, str]:
-    """The environment for uv: pip's index settings on this machine, where uv has none of its own."""
-    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+@functools.lru_cache(maxsize=8)
+def pip_settings(python: str, pip_environment: tuple) -> dict[str, str]:
+    """pip's own settings (`pip config list`: its files and PIP_* variables), read once per interpreter
+    and set of PIP_* variables: every uv call of a build needs them."""
     try:
-        listed = subprocess.run([base_python(), "-m", "pip", "config", "list"], capture_output=True,
-                                text=True, timeout=60).stdout
+        listed = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True, text=True,
+                                timeout=60, env={**os.environ, **dict(pip_environment)}).stdout
     except (OSError, subprocess.SubprocessError):
         listed = ""
     pip = {}
     for line in listed.splitlines():            # e.g. global.extra-index-url='file:///a file:///b'
         key, _, value = line.partition("=")
         pip[key.rsplit(".", 1)[-1]] = value.strip("'\"")
+    return pip
+
+
+def uv_environment() -> dict[str, str]:
+    """The environment for uv: pip's index settings on this machine, where uv has none of its own."""
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+    pip = pip_settings(base_python(), tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("PIP_"))))
     for pip_key, uv_key in (("index-url", "UV_INDEX_URL"), ("extra-index-url", "UV_EXTRA_INDEX_URL"),
                             ("find-links", "UV_FIND_LINKS")):
         if pip.get(pip_key) and uv_key not in env:

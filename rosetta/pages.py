@@ -6,7 +6,6 @@ and files no longer produced are removed.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -574,25 +573,17 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
     writer.write(f"{relative}.py", source.read_bytes())
 
 
-FAIRNESS_FOLDER = "benchmarks/fairness"     # written by benchmarks/fairness.py, kept in git
-FAIRNESS_FORMAT = 1                          # its API_VERSION
-
-
 def fairness_entries(project: Project) -> list[dict]:
     """Every (example, framework) the fairness harness measured, on every machine on record."""
     found = []
-    for path in sorted((project.root / FAIRNESS_FOLDER).glob("*.json")):
+    for path in sorted((project.root / results.FAIRNESS_FOLDER).glob("*.json")):
         try:
             data = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError):
             continue
-        if data.get("api_version") == FAIRNESS_FORMAT:
+        if data.get("api_version") == results.FAIRNESS_FORMAT:
             found += data.get("entries", {}).values()
     return found
-
-
-def file_sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
 
 
 def fairness_section(project: Project, fw: Framework, examples: list[Example], entries: list[dict]) -> list[str]:
@@ -613,8 +604,8 @@ def fairness_section(project: Project, fw: Framework, examples: list[Example], e
                                              e["provenance"]["machine"].get("cpu", ""))):
         prov, variants = entry["provenance"], entry["variants"]
         example = by_name.get(entry["example"])
-        stale = example is None or file_sha256(example.snippet_path(fw.name)) != prov.get("snippet_sha256") or \
-            file_sha256(project.root / "benchmarks" / "plain" / entry["example"] / f"{fw.name}.py") \
+        stale = example is None or results.file_sha256(example.snippet_path(fw.name)) != prov.get("snippet_sha256") \
+            or results.file_sha256(project.root / "benchmarks" / "plain" / entry["example"] / f"{fw.name}.py") \
             != prov.get("plain_sha256")
         times = [f"{variants[v]['median']:.2f} ({variants[v]['min']:.2f}–{variants[v]['max']:.2f})"
                  if variants.get(v, {}).get("status") == "ok" else "failed" for v in ("kernel", "script", "plain")]

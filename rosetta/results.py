@@ -28,6 +28,16 @@ SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/repo
                      "rosetta/project.py", "rosetta/data/__init__.py", "rosetta/data/fetch.py")
 
 
+# benchmarks/fairness.py writes, and the framework pages read, benchmarks/fairness/<machine>-<profile>.json.
+FAIRNESS_FOLDER = "benchmarks/fairness"
+FAIRNESS_FORMAT = 1
+
+
+def file_sha256(path: Path) -> str | None:
+    """A file's sha256, or None when it does not exist (provenance: which code was measured)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
 class ResultFileError(Exception):
     pass
 

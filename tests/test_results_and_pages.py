@@ -128,9 +128,9 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
                              "plain": {**summary, "median": 4.4}},
                 "provenance": {"machine": {"cpu": "Some CPU", "cores": 2, "gpus": []}, "profile": "cpu",
                                "sizes": {"train_images": 2560}, "repeats": 3, "date": "2026-11-30T20:00:00",
-                               "snippet_sha256": snippet_sha, "plain_sha256": pages.file_sha256(plain)}}
+                               "snippet_sha256": snippet_sha, "plain_sha256": results.file_sha256(plain)}}
 
-    current = pages.fairness_section(project, fw, examples, [entry(pages.file_sha256(cnn.snippet_path(fw.name)))])
+    current = pages.fairness_section(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw.name)))])
     row = next(line for line in current if line.startswith("| CNN"))
     assert "| 5.50 (5.00–6.00) | 4.50 (5.00–6.00) | 4.40 (5.00–6.00) | 1.25 | snippet \\>10 % slower |" in row
     assert "2-core Some CPU" in row
