@@ -9,7 +9,8 @@ myst_enable_extensions = ["colon_fence"]
 nb_execution_mode = "off"
 nb_merge_streams = True
 # Snippet copies are downloads, not pages; includes are pulled into other pages.
-exclude_patterns = ["**/*.py", "**/.ipynb_checkpoints", "_build", "_gen/includes"]
+exclude_patterns = ["**/*.py", "**/.ipynb_checkpoints", "_build", "_gen/includes",
+                    "_gen/lessons/notebooks"]   # downloads only: the lesson pages show their cells
 
 html_theme = "pydata_sphinx_theme"
 html_title = "Deep-learning Rosetta Stone"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import environments, equivalence, pages, results
+from . import environments, equivalence, lessons, pages, results
 from .data.fetch import DataError
 from .execute import execute
 from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, resolve_profile
@@ -28,7 +28,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description="Execute the snippets and build the site.")
     parser.add_argument("--profile", help=f"one of {', '.join(PROFILES)} (default: full with a GPU, else cpu)")
     parser.add_argument("--frameworks", help="comma-separated framework names (default: all)")
-    parser.add_argument("--examples", help="comma-separated example names (default: all)")
+    parser.add_argument("--examples", help="comma-separated example names (default: all; none: no benchmarks)")
+    parser.add_argument("--lessons", help="comma-separated lesson names (default: all; none: no lessons)")
     parser.add_argument("--force", action="store_true", help="re-execute even when nothing changed")
     parser.add_argument("--strict", action="store_true", help="exit non-zero if any snippet failed or is missing")
     parser.add_argument("--repeats", type=int, default=1, help="timed runs per snippet (median, min, max shown)")
@@ -49,6 +50,8 @@ def pick(kind: str, given: str | None, available: list):
     names = [item.name for item in available]
     if not given:
         return available
+    if given == "none":
+        return []
     wanted = [check_name(kind, name.strip(), names) for name in given.split(",") if name.strip()]
     return [item for item in available if item.name in wanted]
 
@@ -240,6 +243,8 @@ def main(argv=None) -> int:
         all_frameworks, all_examples = project.frameworks(), project.examples()
         frameworks = pick("framework", args.frameworks, all_frameworks)
         examples = pick("example", args.examples, all_examples)
+        all_lessons, lesson_problems = lessons.all_lessons(project)
+        chosen_lessons = {lesson.name for lesson in lessons.pick(args.lessons, all_lessons)}
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -295,8 +300,22 @@ def main(argv=None) -> int:
             checked[example.name] = equivalence.previous(project, example, profile, machine, all_frameworks, envs) \
                 if equivalence.has_checks(example) else None
 
+    # Lessons after the benchmarks, one script at a time like them.
+    lesson_results = {}
+    for problem in lesson_problems:
+        log(f"lesson: {problem}")
+    for lesson in all_lessons:
+        if profile not in lesson.profiles:
+            log(f"lesson {lesson.name}: no {profile!r} profile, skipped")
+            continue
+        log(f"lesson {lesson.name}:")
+        lesson_results[lesson.name] = lessons.build_lesson(
+            project, lesson, all_frameworks, selected if lesson.name in chosen_lessons else set(), envs,
+            profile, machine, machine_info, args.timeout, args.force, log)
+
     written = pages.write_site(project, all_examples, all_frameworks, all_results, envs,
-                               profile, machine, machine_info, checked)
+                               profile, machine, machine_info, checked,
+                               pages.LessonsInput(all_lessons, lesson_results, lesson_problems))
     log(f"pages: {written} written or updated")
     # One line per distinct problem: a missing data set stops every tab of its example alike.
     examples_by_name = {ex.name: ex for ex in all_examples}
@@ -307,6 +326,11 @@ def main(argv=None) -> int:
                 reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
                 hint = examples_by_name[ex].failure_hints.get((r.get("error") or {}).get("step", ""), "")
                 failures.setdefault((ex, r["status"], f"{reason} {hint}".strip()), []).append(fw)
+    for name, per_fw in lesson_results.items():
+        for fw, r in per_fw.items():
+            if r["status"] in BAD_STATUSES and fw in selected and name in chosen_lessons:
+                reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
+                failures.setdefault((f"lesson {name}", r["status"], reason), []).append(fw)
     mismatches = equivalence_errors + [f"{ex}: {failure}" for ex, result in checked.items() if result
                                        for failure in result["failures"]]
     status = 0

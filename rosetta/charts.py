@@ -74,3 +74,32 @@ def loss_chart(frameworks: list[Framework], check: dict) -> bytes | None:
     for axes in (top, bottom):
         axes.spines[["top", "right"]].set_visible(False)
     return png(figure)
+
+
+def variants_chart(lesson, metric: str, label: str, rows: list[tuple[str, dict | None]]) -> bytes | None:
+    """A lesson's metric per framework (groups) and variant (bars): median with min–max whiskers."""
+    rows = [(name, result["variants"]) for name, result in rows
+            if result and result["status"] == "ok" and any(metric in m for m in result.get("variants", {}).values())]
+    if not rows:
+        return None
+    variants = [v for v in lesson.variants if any(metric in measured.get(v, {}) for _, measured in rows)]
+    height = 0.8 / max(1, len(variants))
+    figure, axes = plt.subplots(figsize=(7, 0.5 * len(rows) * len(variants) + 1.4), dpi=110)
+    colours = plt.get_cmap("tab10")
+    for index, variant in enumerate(variants):
+        positions, medians, low, high = [], [], [], []
+        for row, (_, measured) in enumerate(rows[::-1]):
+            values = measured.get(variant, {}).get(metric)
+            if not values:
+                continue
+            middle = float(np.median(values))
+            positions.append(row + (index - (len(variants) - 1) / 2) * height)
+            medians.append(middle)
+            low.append(middle - min(values))
+            high.append(max(values) - middle)
+        axes.barh(positions, medians, height=height * 0.9, xerr=[low, high], color=colours(index), label=variant)
+    axes.set_yticks(range(len(rows)), [name for name, _ in rows[::-1]])
+    axes.set_xlabel(f"{label} (median; whiskers: min–max)")
+    axes.legend(loc="lower right", fontsize=8, frameon=False)
+    axes.spines[["top", "right"]].set_visible(False)
+    return png(figure)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -271,7 +272,8 @@ def timed_operations(project: Project, example: Example, profile: str) -> float 
 
 
 def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
-                   profile: str, machine: str, machine_info: dict, writer: Writer, check: dict | None = None) -> None:
+                   profile: str, machine: str, machine_info: dict, writer: Writer, check: dict | None = None,
+                   related: list[str] | None = None) -> None:
     # Columns: this build's machine and profile first, then whatever else is on record.
     by_column: dict = {}
     machine_labels = {machine: results.machine_label(machine_info)}
@@ -341,6 +343,8 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
         lines += ["::::", ""]
     if check:
         lines += equivalence_section(example, frameworks, check, writer)
+    if related:
+        lines += ["## Lessons measured on this model", "", *related, ""]
     lines += ["## Full notebooks", ""]
     lines += [f"- {{doc}}`{fw.label} <{doc_link(notebook_doc(example.name, fw.name))}>`" for fw in shown]
     writer.write(f"benchmarks/{example.name}.md", "\n".join(lines) + "\n")
@@ -669,15 +673,26 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
     writer.write("environments.md", "\n".join(lines) + "\n")
 
 
+@dataclass
+class LessonsInput:
+    """What the lessons stage hands to the pages: the lessons, this machine's results, unreadable folders."""
+    lessons: list = field(default_factory=list)
+    results: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)
+
+
 def write_site(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict,
-               envs: dict, profile: str, machine: str, machine_info: dict, checks: dict | None = None) -> int:
+               envs: dict, profile: str, machine: str, machine_info: dict, checks: dict | None = None,
+               lessons: LessonsInput | None = None) -> int:
+    from . import lesson_pages      # it builds on this module's helpers
+    lessons = lessons or LessonsInput()
     writer = Writer(project.generated)
     for example in examples:
         if example.name not in all_results:
             continue
         current = all_results[example.name]
         benchmark_page(project, example, frameworks, current, profile, machine, machine_info, writer,
-                       (checks or {}).get(example.name))
+                       (checks or {}).get(example.name), lesson_pages.related_lessons(lessons.lessons, example.name))
         for fw in frameworks:
             if example.snippet_path(fw.name).exists():
                 notebook_page(project, example, fw, current.get(fw.name), writer)
@@ -687,6 +702,8 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
                        fairness_section(project, fw, examples, fairness))
     index_pages(examples, frameworks, all_results, writer)
     environments_page(frameworks, envs, machine_info, writer)
+    lesson_pages.write(project, lessons.lessons, frameworks, lessons.results, lessons.problems, machine, machine_info,
+                       profile, writer)
     return writer.finish()
 
 

@@ -81,6 +81,7 @@ class Project:
     """The folders of one project; the real one, or a tiny one made by a test."""
     root: Path
     snippets: Path = field(default=None)
+    lessons: Path = field(default=None)       # lessons/<lesson>/: lesson.toml and one script per framework
     envs: Path = field(default=None)          # requirements + framework descriptions (tracked)
     venvs: Path = field(default=None)         # the virtual environments themselves (ignored)
     docs: Path = field(default=None)
@@ -90,6 +91,7 @@ class Project:
     def __post_init__(self):
         defaults = {
             "snippets": self.root / "snippets",
+            "lessons": self.root / "lessons",
             "envs": self.root / "envs",
             "venvs": Path(os.environ.get("ROSETTA_VENVS", self.root / ".envs")),
             "docs": self.root / "docs",

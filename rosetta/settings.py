@@ -47,19 +47,24 @@ class Settings:
         return f"Settings({self.example}, profile={self.profile}: {inner})"
 
 
+def with_overrides(name: str, values: dict) -> dict:
+    """The values with ROSETTA_OVERRIDES applied; `data` defaults to the real data set."""
+    values = {"data": "real", **values}
+    overrides = json.loads(os.environ.get("ROSETTA_OVERRIDES") or "{}")
+    for key, value in overrides.items():
+        if key not in values:
+            raise KeyError(f"ROSETTA_OVERRIDES: {name} has no setting {key!r} (known: {', '.join(values)})")
+        values[key] = value
+    return values
+
+
 def settings(example: str, profile: str | None = None, snippets: Path | None = None) -> Settings:
     snippets = Path(snippets or os.environ.get("ROSETTA_SNIPPETS", REPO_ROOT / "snippets"))
     ex = load_example(snippets / example)
     profile = resolve_profile(profile or os.environ.get("ROSETTA_PROFILE"))
     if profile not in ex.profiles:
         raise KeyError(f"example {example!r} defines no {profile!r} profile")
-    values = {**ex.hyperparameters, **ex.profiles[profile]}
-    values.setdefault("data", "real")
-    overrides = json.loads(os.environ.get("ROSETTA_OVERRIDES") or "{}")
-    for name, value in overrides.items():
-        if name not in values:
-            raise KeyError(f"ROSETTA_OVERRIDES: {example} has no setting {name!r} (known: {', '.join(values)})")
-        values[name] = value
+    values = with_overrides(example, {**ex.hyperparameters, **ex.profiles[profile]})
     if "weights" in values:
         chosen = os.environ.get("ROSETTA_WEIGHTS") or values["weights"]
         values["weights"] = check_name("ROSETTA_WEIGHTS value", chosen, WEIGHTS_CHOICES)

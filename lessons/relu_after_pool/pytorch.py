@@ -1,0 +1,76 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: 'Rosetta: PyTorch'
+#     language: python
+#     name: rosetta-pytorch
+# ---
+
+# %% [markdown]
+# # ReLU after max-pooling, in PyTorch
+
+# %% tags=["setup"]
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from rosetta import lesson
+from rosetta.data import cifar10
+
+hp = lesson.settings("relu_after_pool")
+torch.manual_seed(hp.seed)
+x_train, y_train, x_test, _ = cifar10.load(hp, layout="NCHW")
+x_train, y_train, x_test = torch.from_numpy(x_train), torch.from_numpy(y_train).long(), torch.from_numpy(x_test)
+
+
+class VGGish(nn.Module):
+    """The CNN benchmark's network (dropout left out: it does not change the order's cost)."""
+
+    def __init__(self, block):
+        super().__init__()
+        self.block = block
+        self.conv1 = nn.Conv2d(3, 50, 3, padding=1)
+        self.conv2 = nn.Conv2d(50, 50, 3, padding=1)
+        self.conv3 = nn.Conv2d(50, 100, 3, padding=1)
+        self.conv4 = nn.Conv2d(100, 100, 3, padding=1)
+        self.fc1 = nn.Linear(100 * 8 * 8, 512)
+        self.fc2 = nn.Linear(512, 10)
+
+    def forward(self, x):
+        x = self.block(self.conv2(F.relu(self.conv1(x))))
+        x = self.block(self.conv4(F.relu(self.conv3(x))))
+        return self.fc2(F.relu(self.fc1(torch.flatten(x, 1))))
+
+
+# %% tags=["variants"]
+def relu_then_pool(x):
+    return F.max_pool2d(F.relu(x), 2)
+
+
+def pool_then_relu(x):                       # a quarter of the values reach the ReLU
+    return F.relu(F.max_pool2d(x, 2))
+
+
+first = VGGish(relu_then_pool)
+second = VGGish(pool_then_relu)
+second.load_state_dict(first.state_dict())   # the same weights in both
+with torch.no_grad():
+    max_difference = (first(x_test) - second(x_test)).abs().max().item()
+print(f"largest difference between the two orders' logits: {max_difference:.2e}")
+
+
+def trainer(model):
+    optimizer = torch.optim.SGD(model.parameters(), lr=hp.learning_rate, momentum=hp.momentum)
+
+    def train():
+        for i in range(hp.batches):
+            rows = slice(i * hp.batch_size, (i + 1) * hp.batch_size)
+            optimizer.zero_grad()
+            F.cross_entropy(model(x_train[rows]), y_train[rows]).backward()
+            optimizer.step()
+    return train
+
+
+# %% tags=["measure"]
+lesson.compare(hp, {"relu_then_pool": trainer(first), "pool_then_relu": trainer(second)},
+               facts={"pool_then_relu": {"max_difference": max_difference}})
