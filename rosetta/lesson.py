@@ -110,6 +110,7 @@ def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | No
     width = max(len(name) for name in names)
     print(f"{hp.repeats} rounds after {hp.warmup} warm-up call(s) each; median (min–max):")
     for name in names:
-        print(f"  {name:<{width}}  " + ", ".join(f"{key} {_readable(values)}" for key, values in measured[name].items()))
+        summary = ", ".join(f"{key} {_readable(values)}" for key, values in measured[name].items())
+        print(f"  {name:<{width}}  {summary}")
     return report(line=f"reported: {len(names)} variants x {hp.repeats} rounds", variants=measured,
                   repeats=hp.repeats, warmup=hp.warmup)

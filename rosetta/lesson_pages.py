@@ -12,7 +12,7 @@ import nbformat
 
 from . import charts, lessons, results
 from .lessons import Lesson
-from .pages import (STATUS_TEXT, Writer, cell_text, doc_link, escape, fence, outputs_text, sizes_text)
+from .pages import STATUS_TEXT, Writer, cell_text, doc_link, escape, fence, outputs_text, sizes_text
 from .project import Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
@@ -205,8 +205,8 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
         if not rule.get("baseline") or rule["metric"] in charted:
             continue
         charted.add(rule["metric"])
-        chart = charts.variants_chart(lesson, rule["metric"], metric_label(rule["metric"]),
-                                      [(fw.label, current.get(fw.name)) for fw in rule_frameworks(rule, lesson, frameworks)])
+        rows = [(fw.label, current.get(fw.name)) for fw in rule_frameworks(rule, lesson, frameworks)]
+        chart = charts.variants_chart(lesson, rule["metric"], metric_label(rule["metric"]), rows)
         if chart:
             name = f"lessons/{lesson.name}-{rule['metric']}.png"
             writer.write(name, chart)

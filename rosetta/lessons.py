@@ -22,7 +22,7 @@ import nbformat
 from . import results
 from .data.fetch import DataError
 from .execute import execute
-from .project import PROFILES, REPO_ROOT, Framework, Project, check_name, gpu_visible
+from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, gpu_visible
 from .snippets import SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
@@ -83,7 +83,7 @@ def load_lesson(folder: Path) -> Lesson:
             check_rule(rule, list(variants))
         for name in profiles:
             check_name("profile", name, PROFILES)
-    except (RuleError, ValueError) as exc:
+    except (RuleError, UsageError) as exc:
         raise LessonError(f"{path}: {exc}") from None
     if lesson.requires not in ("", "gpu"):
         raise LessonError(f"{path}: requires must be \"gpu\" or absent, not {lesson.requires!r}")

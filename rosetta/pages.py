@@ -684,7 +684,7 @@ class LessonsInput:
 def write_site(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict,
                envs: dict, profile: str, machine: str, machine_info: dict, checks: dict | None = None,
                lessons: LessonsInput | None = None) -> int:
-    from . import lesson_pages      # it builds on this module's helpers
+    from . import lesson_pages  # it builds on this module's helpers
     lessons = lessons or LessonsInput()
     writer = Writer(project.generated)
     for example in examples:

@@ -5,8 +5,10 @@ import json
 import re
 
 import pytest
+from conftest import REPO
 
-from rosetta import results
+from rosetta import lessons, results
+from rosetta.project import Project
 
 pytestmark = pytest.mark.envs
 
@@ -14,6 +16,12 @@ FRAMEWORKS = ["pytorch", "tensorflow", "mxnet", "chainer"]
 EXAMPLES = {"cnn_cifar10": ["setup", "data", "model", "train", "infer"],
             "resnet50_features": ["setup", "data", "model", "infer"],
             "gru_imdb": ["setup", "data", "model", "train", "infer"]}
+
+
+def lesson_scripts() -> list[tuple[str, str]]:
+    project = Project(root=REPO)
+    found, _ = lessons.all_lessons(project)
+    return [(item.name, fw.name) for item in found for fw in item.frameworks(project.frameworks())]
 
 
 def test_site_builds_with_warnings_as_errors(smoke_site):
@@ -116,7 +124,8 @@ def test_pretrained_weights_that_cannot_be_downloaded_fail_clearly(smoke_site, t
     env.update({"HOME": str(tmp_path / "home"), "HTTP_PROXY": closed, "HTTPS_PROXY": closed,
                 "http_proxy": closed, "https_proxy": closed, "ALL_PROXY": closed})
     cmd = [sys.executable, str(REPO / "build_docs.py"), "--profile", "smoke", "--examples", "resnet50_features",
-           "--results", str(tmp_path / "results"), "--output", str(tmp_path / "html"), "--timeout", "300"]
+           "--lessons", "none", "--results", str(tmp_path / "results"), "--output", str(tmp_path / "html"),
+           "--timeout", "300"]
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200, env=env)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     for fw in FRAMEWORKS:
@@ -125,3 +134,27 @@ def test_pretrained_weights_that_cannot_be_downloaded_fail_clearly(smoke_site, t
         assert not record["provenance"]["weights"].startswith("random weights")
     page = (tmp_path / "html" / "_gen" / "benchmarks" / "resnet50_features.html").read_text()
     assert page.count("ROSETTA_WEIGHTS=random") >= 4 and "This step failed" in page
+
+
+@pytest.mark.parametrize("name, framework", lesson_scripts())
+def test_every_lesson_script_ran_at_smoke_in_its_environment(smoke_site, project, name, framework):
+    machine = results.machine_id(results.describe_machine())
+    record = json.loads(lessons.result_path(project, machine, "smoke", name, framework).read_text())
+    assert record["status"] == "ok", record.get("error")
+    lesson = lessons.load_lesson(project.lessons / name)
+    assert record["variants"] and set(record["variants"]) <= set(lesson.variants)
+    for variant, measured in record["variants"].items():
+        assert len(measured["seconds"]) == lesson.profiles["smoke"].get("repeats", 3), variant
+    assert record["provenance"]["data_source"] in ("", None) or "synthetic" in record["provenance"]["data_source"]
+
+
+def test_lesson_pages_have_verdicts_synced_tabs_and_the_index(smoke_site, project):
+    html = smoke_site["output"]
+    found, _ = lessons.all_lessons(project)
+    index = (html / "_gen" / "lessons.html").read_text()
+    for item in found:
+        page = (html / "_gen" / "lessons" / f"{item.name}.html").read_text()
+        assert page.count('data-sync-group="framework"') == len(item.steps) * len(item.frameworks(project.frameworks()))
+        assert "Verdict" in page and "Downloads" in page
+        assert f"_gen/lessons/{item.name}.html" in index or f"lessons/{item.name}.html" in index
+    assert "_gen/lessons.html" in (html / "index.html").read_text(), "the home page links the lessons"

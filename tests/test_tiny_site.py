@@ -84,6 +84,55 @@ TINY_DATA = textwrap.dedent('''\
     ''')
 
 
+LESSON = textwrap.dedent("""\
+    title = "Sleeping less"
+    claim = "A shorter sleep is faster."
+    source = "the tiny project's tests"
+    concerns = ["tiny"]
+    [variants]
+    long = "sleep 50 ms"
+    short = "sleep 10 ms"
+    [[rules]]
+    claim = "short at least 2x faster"
+    metric = "seconds"
+    variant = "short"
+    baseline = "long"
+    at_least = 2.0
+    [[rules]]
+    claim = "short at least 100x faster"
+    metric = "seconds"
+    variant = "short"
+    baseline = "long"
+    at_least = 100.0
+    [profiles.smoke]
+    data = "synthetic"
+    repeats = 3
+    """)
+LESSON_SCRIPT = textwrap.dedent("""\
+    # ---
+    # jupyter:
+    #   kernelspec:
+    #     display_name: {fw}
+    #     language: python
+    #     name: rosetta-{fw}
+    # ---
+
+    # %% tags=["setup"]
+    import time
+    from rosetta import lesson
+    hp = lesson.settings("sleepy")
+
+    # %% tags=["variants"]
+    def long():
+        time.sleep(0.05)
+    def short():
+        {short}
+
+    # %% tags=["measure"]
+    lesson.compare(hp, {{"long": long, "short": short}})
+    """)
+
+
 def make_project(root: Path) -> Path:
     (root / "envs").mkdir(parents=True)
     for order, (fw, label) in enumerate([("alpha", "Alpha"), ("beta", "Beta")], 1):
@@ -105,6 +154,13 @@ def make_project(root: Path) -> Path:
     (root / "snippets" / "withdata" / "alpha.py").write_text(snippet.format(fw="alpha", example="withdata",
                                                                             compute="total = 1"))
     (root / "tinydata.py").write_text(TINY_DATA)
+    (root / "lessons" / "sleepy").mkdir(parents=True)
+    (root / "lessons" / "sleepy" / "lesson.toml").write_text(LESSON)
+    (root / "lessons" / "sleepy" / "README.md").write_text("# Sleeping less\n\nA tiny lesson for tests.\n")
+    (root / "lessons" / "sleepy" / "alpha.py").write_text(LESSON_SCRIPT.format(fw="alpha", short="time.sleep(0.01)"))
+    (root / "lessons" / "sleepy" / "beta.py").write_text(LESSON_SCRIPT.format(fw="beta", short="1 / 0"))
+    (root / "lessons" / "unreadable").mkdir()
+    (root / "lessons" / "unreadable" / "lesson.toml").write_text(LESSON.replace("[[rules]]", "[[nothing]]"))
     (root / "docs").mkdir()
     for page in ("index.md", "methodology.md"):
         shutil.copy(REPO_ROOT / "docs" / page, root / "docs" / page)
@@ -201,7 +257,8 @@ def test_nothing_changed_means_nothing_executes(tiny):
     before = result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]
     code, out = run(root)
     assert code == 0
-    assert "run 1/1" not in out and out.count("up to date") == 3
+    assert "run 1/1" not in out and out.count("up to date") == 3 + 2   # three snippets, two lesson scripts
+    assert "sleepy/alpha: up to date" in out and "sleepy/alpha: ok" not in out
     assert (result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]) == before
 
 
@@ -301,3 +358,46 @@ def test_unknown_names_are_one_clear_message(tiny, capsys):
     assert "unknown framework 'alpah'. Did you mean 'alpha'?" in capsys.readouterr().err
     assert build.main(["--root", str(root), "--profile", "fast"]) == 2
     assert build.main(["--root", str(root), "--examples", "nope"]) == 2
+
+
+def lesson_result(root: Path, fw: str) -> dict:
+    return json.loads(next((root / "results").glob(f"*/smoke/_lessons/sleepy/{fw}.json")).read_text())
+
+
+def test_a_lesson_runs_its_variants_and_its_verdicts_are_computed(tiny):
+    root = tiny["root"]
+    alpha = lesson_result(root, "alpha")
+    assert alpha["status"] == "ok", alpha
+    seconds = alpha["variants"]
+    assert len(seconds["long"]["seconds"]) == 3 and max(seconds["short"]["seconds"]) < min(seconds["long"]["seconds"])
+    assert alpha["provenance"]["repeats"] == 3 and alpha["provenance"]["framework_versions"]["ipykernel"]
+    html = (root / "_build" / "html" / "_gen" / "lessons" / "sleepy.html").read_text()
+    assert "holds" in html and "smaller than claimed" in html
+    assert "A tiny lesson for tests." in html
+    assert 'data-sync-id="alpha"' in html and 'data-sync-group="framework"' in html, "synced tabs"
+    assert "sleepy-seconds.png" in html
+    index = (root / "_build" / "html" / "_gen" / "lessons.html").read_text()
+    assert "short at least 2x faster" in index and "Sleeping less" in index
+    assert "Sleeping less" in page(root, "tiny"), "the benchmark page links to the lessons that concern it"
+
+
+def test_a_failing_lesson_script_gives_no_verdict_and_the_page_says_why(tiny):
+    root = tiny["root"]
+    beta = lesson_result(root, "beta")
+    assert beta["status"] == "failed" and beta["error"]["ename"] == "ZeroDivisionError"
+    assert beta["error"]["step"] == "measure"
+    html = (root / "_build" / "html" / "_gen" / "lessons" / "sleepy.html").read_text()
+    assert "no verdict" in html and 'id="lesson-traceback-sleepy-beta"' in html and "1 / 0" in html
+    code, strict = run(root, "--strict", "--examples", "none")
+    assert code == 1 and "lesson sleepy/beta: failed: ZeroDivisionError" in strict
+
+
+def test_an_unreadable_lesson_is_named_and_the_rest_builds(tiny):
+    assert "unreadable/lesson.toml: no [[rules]]" in tiny["out"]
+    index = (tiny["root"] / "_build" / "html" / "_gen" / "lessons.html").read_text()
+    assert "A lesson could not be read" in index and "unreadable" in index
+
+
+def test_unknown_lesson_names_are_one_clear_message(tiny, capsys):
+    assert build.main(["--root", str(tiny["root"]), "--lessons", "sleepyy"]) == 2
+    assert "unknown lesson 'sleepyy'. Did you mean 'sleepy'?" in capsys.readouterr().err
