@@ -305,6 +305,8 @@ def main(argv=None) -> int:
                 print(f"  {where}: {variant}: " + ", ".join(
                     f"{metric} {sorted(values)}" for metric, values in measured.items()))
             for rule in lesson.rules:
+                if rule.get("frameworks") and result["framework"] not in rule["frameworks"]:
+                    continue
                 found_verdict = judge(rule, result["variants"])
                 print(f"  {where}: {rule['claim']}: {found_verdict['verdict']} "
                       f"(effect {found_verdict.get('effect')}, range {found_verdict.get('low')} to "

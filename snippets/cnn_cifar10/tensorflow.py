@@ -24,7 +24,7 @@ from rosetta.data import cifar10
 hp = settings("cnn_cifar10")
 keras.utils.set_random_seed(hp.seed)
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
-# Layout: cuDNN is fastest channels-first; TensorFlow's CPU kernels only run channels-last.
+# Layout: cuDNN is fastest channels-first; TensorFlow's own CPU kernels only run channels-last.
 layout = "channels_first" if on_gpu else "channels_last"
 keras.config.set_image_data_format(layout)
 print(f"TensorFlow {tf.__version__}, Keras {keras.__version__} on {'GPU' if on_gpu else 'CPU'}, "
