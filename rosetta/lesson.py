@@ -4,7 +4,8 @@ A lesson script (``lessons/<lesson>/<framework>.py``) writes each variant as a f
 ends with ``lesson.compare(hp, {"a": run_a, "b": run_b})``. The helper calls every variant
 ``hp.warmup`` times untimed, then ``hp.repeats`` rounds, alternating the order each round
 (A B, B A, ...), one call at a time. It times each call with a monotonic clock and, with
-``memory=True``, records the extra resident memory at the call's peak. A variant returns
+``memory=True``, records the extra resident memory at the call's peak (freed memory is handed
+back to the system before each call, so that the peak is the call's own). A variant returns
 None (only its time counts) or a dict of further measurements (accuracy, a difference...);
 one that takes an argument gets the round's seed (``hp.seed + round``), so repeats over
 seeds show the spread. On a GPU, a variant must end with a blocking read (``.item()``,
@@ -13,6 +14,8 @@ once, outside the timed calls (how far two variants' outputs differ), travel as 
 """
 from __future__ import annotations
 
+import ctypes
+import gc
 import inspect
 import os
 import statistics
@@ -62,8 +65,20 @@ def _reset_peak() -> bool:
         return False
 
 
+def _release_freed_memory() -> None:
+    """The C allocator keeps freed blocks for reuse, which would hide the next call's peak from the
+    resident-memory count; glibc's malloc_trim hands them back to the system (outside the timing)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _call(function, seed: int, memory: bool) -> dict:
     takes_seed = bool(inspect.signature(function).parameters)
+    if memory:
+        gc.collect()
+        _release_freed_memory()
     before = _resident_kib("VmRSS") if memory and _reset_peak() else None
     started = time.perf_counter()
     returned = function(seed) if takes_seed else function()
