@@ -77,29 +77,34 @@ def loss_chart(frameworks: list[Framework], check: dict) -> bytes | None:
 
 
 def variants_chart(lesson, metric: str, label: str, rows: list[tuple[str, dict | None]]) -> bytes | None:
-    """A lesson's metric per framework (groups) and variant (bars): median with min–max whiskers."""
-    rows = [(name, result["variants"]) for name, result in rows
-            if result and result["status"] == "ok" and any(metric in m for m in result.get("variants", {}).values())]
-    if not rows:
+    """A lesson's metric per framework (groups) and variant (bars, only those the framework ran):
+    median with min–max whiskers; one colour per variant across the groups."""
+    groups = []
+    for name, result in rows:
+        if result and result["status"] == "ok":
+            bars = [(v, result["variants"][v][metric]) for v in lesson.variants
+                    if result.get("variants", {}).get(v, {}).get(metric)]
+            if bars:
+                groups.append((name, bars))
+    if not groups:
         return None
-    variants = [v for v in lesson.variants if any(metric in measured.get(v, {}) for _, measured in rows)]
-    height = 0.8 / max(1, len(variants))
-    figure, axes = plt.subplots(figsize=(7, 0.5 * len(rows) * len(variants) + 1.4), dpi=110)
-    colours = plt.get_cmap("tab10")
-    for index, variant in enumerate(variants):
-        positions, medians, low, high = [], [], [], []
-        for row, (_, measured) in enumerate(rows[::-1]):
-            values = measured.get(variant, {}).get(metric)
-            if not values:
-                continue
+    colours = {v: plt.get_cmap("tab10")(i % 10) for i, v in enumerate(lesson.variants)}
+    n_bars = sum(len(bars) for _, bars in groups)
+    figure, axes = plt.subplots(figsize=(7, 0.4 * n_bars + 0.3 * len(groups) + 1.2), dpi=110)
+    position, ticks, shown = 0.0, [], {}
+    for name, bars in reversed(groups):
+        first = position
+        for variant, values in reversed(bars):
             middle = float(np.median(values))
-            positions.append(row + (index - (len(variants) - 1) / 2) * height)
-            medians.append(middle)
-            low.append(middle - min(values))
-            high.append(max(values) - middle)
-        axes.barh(positions, medians, height=height * 0.9, xerr=[low, high], color=colours(index), label=variant)
-    axes.set_yticks(range(len(rows)), [name for name, _ in rows[::-1]])
+            shown[variant] = axes.barh(position, middle, height=0.8, color=colours[variant],
+                                       xerr=[[middle - min(values)], [max(values) - middle]])
+            position += 1
+        ticks.append(((first + position - 1) / 2, name))
+        position += 0.6                                   # a gap between frameworks
+    axes.set_yticks([at for at, _ in ticks], [name for _, name in ticks])
     axes.set_xlabel(f"{label} (median; whiskers: min–max)")
-    axes.legend(loc="lower right", fontsize=8, frameon=False)
+    ordered = [v for v in lesson.variants if v in shown]
+    axes.legend([shown[v] for v in ordered], ordered, loc="lower right", bbox_to_anchor=(1, 1),
+                ncol=min(3, len(ordered)), fontsize=8, frameon=False)   # above the axes: never over a bar
     axes.spines[["top", "right"]].set_visible(False)
     return png(figure)

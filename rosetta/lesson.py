@@ -101,7 +101,7 @@ def _readable(values: list[float]) -> str:
     return f"{median:.4g} ({min(values):.4g}–{max(values):.4g})"
 
 
-def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | None = None) -> dict:
+def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | None = None) -> None:
     """Measure every variant (see the module's docstring); print a summary and report the numbers.
 
     `facts` ({variant: {name: value}}) are numbers the script measured once, outside the timed
@@ -127,5 +127,6 @@ def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | No
     for name in names:
         summary = ", ".join(f"{key} {_readable(values)}" for key, values in measured[name].items())
         print(f"  {name:<{width}}  {summary}")
-    return report(line=f"reported: {len(names)} variants x {hp.repeats} rounds", variants=measured,
-                  repeats=hp.repeats, warmup=hp.warmup)
+    # Nothing returned: as a cell's last line, a value would be printed under the code.
+    report(line=f"reported: {len(names)} variants x {hp.repeats} rounds", variants=measured,
+           repeats=hp.repeats, warmup=hp.warmup)

@@ -205,7 +205,9 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
         if not rule.get("baseline") or rule["metric"] in charted:
             continue
         charted.add(rule["metric"])
-        rows = [(fw.label, current.get(fw.name)) for fw in rule_frameworks(rule, lesson, frameworks)]
+        judged = {fw.name for other in lesson.rules if other["metric"] == rule["metric"]
+                  for fw in rule_frameworks(other, lesson, frameworks)}
+        rows = [(fw.label, current.get(fw.name)) for fw in lesson.frameworks(frameworks) if fw.name in judged]
         chart = charts.variants_chart(lesson, rule["metric"], metric_label(rule["metric"]), rows)
         if chart:
             name = f"lessons/{lesson.name}-{rule['metric']}.png"

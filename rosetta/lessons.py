@@ -124,11 +124,8 @@ def result_path(project: Project, machine: str, profile: str, lesson: str, frame
 
 
 def save(project: Project, result: dict) -> None:
-    path = result_path(project, result["machine"], result["profile"], result["lesson"], result["framework"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_suffix(".json.part")
-    part.write_text(json.dumps(result, indent=1, sort_keys=True))
-    part.replace(path)
+    results.write_json(result_path(project, result["machine"], result["profile"], result["lesson"],
+                                   result["framework"]), result)
 
 
 def load(path: Path) -> dict | None:
@@ -240,6 +237,7 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
         if lesson.requires == "gpu" and not gpu_visible() and profile != "smoke":
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "needs-gpu",
                                   "this lesson is only judged on a machine with a GPU, and this one has none")
+            log(f"  {lesson.name}/{fw.name}: needs a GPU, not run here")
             continue
         if env is None or not env.ok:
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "not-installed",

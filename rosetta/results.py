@@ -206,13 +206,18 @@ def result_path(project: Project, machine: str, profile: str, example: str, fram
     return result_dir(project, machine, profile, example) / f"{framework}.json"
 
 
-def save(project: Project, result: dict) -> Path:
-    path = result_path(project, result["machine"], result["profile"], result["example"], result["framework"])
+def write_json(path: Path, data: dict) -> Path:
+    """Written beside and renamed into place: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.part")
-    tmp.write_text(json.dumps(result, indent=1, sort_keys=True))
-    tmp.replace(path)
+    part = path.with_suffix(".json.part")
+    part.write_text(json.dumps(data, indent=1, sort_keys=True))
+    part.replace(path)
     return path
+
+
+def save(project: Project, result: dict) -> Path:
+    return write_json(result_path(project, result["machine"], result["profile"], result["example"],
+                                  result["framework"]), result)
 
 
 def load(path: Path) -> dict:

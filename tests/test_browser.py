@@ -90,6 +90,8 @@ def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server)
     assert chosen_tabs(page) == ["Chainer"] * 4, "kept on another benchmark page"
     page.goto(f"{server}/_gen/environments.html")
     assert chosen_tabs(page) == ["Chainer"], "kept on the environments page"
+    page.goto(f"{server}/_gen/lessons/relu_after_pool.html")
+    assert chosen_tabs(page) == ["Chainer"] * 3, "kept on a lesson page: its setup, variants and measure steps"
     second = context.new_page()                       # a later visit, same browser profile
     Watch(second, server)
     second.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
@@ -102,7 +104,8 @@ def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server)
 @pytest.mark.parametrize("path", ["index.html", "_gen/benchmarks/cnn_cifar10.html", "_gen/benchmarks/gru_imdb.html",
                                   "_gen/benchmarks/resnet50_features.html", "_gen/benchmarks.html",
                                   "_gen/notebooks/cnn_cifar10/mxnet.html", "_gen/frameworks/chainer.html",
-                                  "methodology.html", "_gen/environments.html"])
+                                  "methodology.html", "_gen/environments.html", "_gen/lessons.html",
+                                  "_gen/lessons/relu_after_pool.html", "_gen/lessons/cudnn_autotune.html"])
 def test_pages_load_offline_without_console_errors(browser, server, path):
     context = browser.new_context()
     page = context.new_page()

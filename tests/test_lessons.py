@@ -91,14 +91,16 @@ def test_compare_warms_up_alternates_passes_seeds_and_reports(tmp_path, monkeypa
         calls.append(f"b{seed}")
         return {"accuracy": 0.5 + seed}
 
-    payload = lesson.compare(hp, {"a": a, "b": b}, memory=True, facts={"b": {"max_difference": 0.0}})
+    lesson.compare(hp, {"a": a, "b": b}, memory=True, facts={"b": {"max_difference": 0.0}})
+    printed = capsys.readouterr().out
+    payload = json.loads(printed.splitlines()[-1])     # outside a kernel, report() prints its JSON
     # One warm-up call each, then three rounds whose order alternates.
     assert calls == ["a", "b0", "a", "b0", "b1", "a", "a", "b2"]
     measured = payload["metrics"]["variants"]
     assert measured["b"]["accuracy"] == [0.5, 1.5, 2.5] and measured["b"]["max_difference"] == [0.0]
     assert len(measured["a"]["seconds"]) == 3 and all(s >= 0 for s in measured["a"]["seconds"])
     assert len(measured["a"]["peak_memory_mb"]) == 3
-    assert "3 rounds after 1 warm-up" in capsys.readouterr().out
+    assert "3 rounds after 1 warm-up" in printed
     with pytest.raises(KeyError, match="not a variant"):
         lesson.compare(hp, {"a": a}, facts={"z": {"x": 1}})
 
