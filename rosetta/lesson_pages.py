@@ -175,6 +175,15 @@ def other_machines(project: Project, lesson: Lesson, frameworks: list[Framework]
     return lines
 
 
+def warmup_text(lesson: Lesson, profile: str, ran: list[dict]) -> str:
+    found = {r["provenance"].get("warmup") for r in ran} - {None}
+    count = found.pop() if len(found) == 1 else \
+        lesson.profiles.get(profile, {}).get("warmup", lesson.settings.get("warmup", 1))
+    if not count:
+        return "No warm-up call (the rounds measure results, not time). "
+    return f"Each variant is first called {'once' if count == 1 else f'{count} times'} untimed (warm-up). "
+
+
 def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], current: dict, machine: str,
                 machine_info: dict, profile: str, writer: Writer) -> None:
     readme = lesson.folder / "README.md"
@@ -189,10 +198,14 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
                   + ("This machine has one." if any(r["status"] != "needs-gpu" for r in current.values())
                      else "The machine that built this page has none; results of machines that had one, "
                           "if any are on record, are below."), "```", ""]
+    measured_here = any(r["status"] != "needs-gpu" for r in current.values())
     lines += ["```{admonition} This build", ":class: note",
-              f"Measured on **{escape(results.machine_label(machine_info))}**, profile **{profile}** ({sizes}). "
-              "Each variant is called once untimed, then once per round; rounds alternate the order of the "
-              "variants, one call at a time, in the framework's own kernel. Data: " + escape(data) + ".", "```", "",
+              (f"Measured on **{escape(results.machine_label(machine_info))}**, profile **{profile}** ({sizes}). "
+               if measured_here else f"Not run on **{escape(results.machine_label(machine_info))}**, which has no "
+               f"GPU; its sizes at profile **{profile}**: {sizes}. ") +
+              warmup_text(lesson, profile, ran) + "Each round calls every variant once, alternating their order "
+              "from round to round, one call at a time, in the framework's own kernel. Data: " + escape(data) + ".",
+              "```", "",
               "## Verdict", "", *verdict_table(lesson, frameworks, current), "",
               "A comparison holds when the variant's whole range (min–max over the rounds) is better than the "
               "baseline's and the median effect reaches the claim; overlapping ranges are "
