@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -286,11 +287,16 @@ def main(argv=None) -> int:
     parser.add_argument("--profile")
     args = parser.parse_args(argv)
     project = Project(root=REPO_ROOT)
-    profile = resolve_profile(args.profile)
     found, problems = all_lessons(project)
+    try:
+        profile = resolve_profile(args.profile)
+        chosen = pick(",".join(args.lessons), found)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for problem in problems:
         print(problem)
-    for lesson in pick(",".join(args.lessons), found):
+    for lesson in chosen:
         print(f"{lesson.name}:")
         for result in stored(project, lesson.name):
             if result["profile"] != profile:

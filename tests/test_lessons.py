@@ -136,3 +136,11 @@ def test_every_real_lesson_loads_and_its_scripts_align(project):
         for profile in ("smoke", "cpu"):
             assert profile in item.profiles, f"{item.name} has no {profile} profile"
         assert item.profiles["smoke"].get("data", "real") != "real", f"{item.name}: smoke reads no real data"
+
+
+def test_the_verdict_printer_refuses_unknown_names_in_one_line(capsys):
+    assert lessons.main(["relu_after_poll"]) == 2
+    assert lessons.main(["--profile", "fast"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown lesson 'relu_after_poll'. Did you mean 'relu_after_pool'?" in err
+    assert "unknown profile 'fast'" in err and "Traceback" not in err
