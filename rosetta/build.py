@@ -201,15 +201,7 @@ def profile_data(example: Example, profile: str) -> str:
 
 
 def data_identity(example: Example, profile: str) -> str:
-    """Which data the snippets would read, found without downloading: part of the cache key, so that
-    switching ROSETTA_DATA from a JPEG copy to the official archive measures again."""
-    if profile_data(example, profile) != "real" or not example.data_module:
-        return profile_data(example, profile)
-    module = importlib.import_module(example.data_module)
-    if not hasattr(module, "locate"):
-        return "real (its data module does not say which copy)"
-    source = module.locate()
-    return f"{source.kind}: {source.identity()}" if source is not None else "not found yet"
+    return results.data_identity(example.data_module, profile_data(example, profile))
 
 
 def run_sphinx(project: Project, output: Path) -> int:

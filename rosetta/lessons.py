@@ -24,7 +24,7 @@ from . import results
 from .data.fetch import DataError
 from .execute import execute
 from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, gpu_visible
-from .snippets import SnippetError, check_alignment, parse
+from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
 API_VERSION = 1
@@ -144,11 +144,7 @@ def stored(project: Project, lesson: str) -> list[dict]:
 
 
 def helper_hash(lesson: Lesson) -> str:
-    digest = hashlib.sha256()
-    for entry in HELPER_CODE + ((lesson.data_module.replace(".", "/") + ".py",) if lesson.data_module else ()):
-        path = REPO_ROOT / entry
-        digest.update(entry.encode() + (results.code_identity(path.read_text()).encode() if path.exists() else b""))
-    return digest.hexdigest()
+    return results.code_hash(HELPER_CODE, lesson.data_module)
 
 
 def cache_key(lesson: Lesson, framework: str, env_hash: str, profile: str, machine: str, data: str) -> str:
@@ -161,10 +157,7 @@ def cache_key(lesson: Lesson, framework: str, env_hash: str, profile: str, machi
 
 def data_identity(lesson: Lesson, profile: str) -> str:
     kind = lesson.profiles.get(profile, {}).get("data", lesson.settings.get("data", "real"))
-    if kind != "real" or not lesson.data_module:
-        return kind
-    source = importlib.import_module(lesson.data_module).locate()
-    return f"{source.kind}: {source.identity()}" if source is not None else "not found yet"
+    return results.data_identity(lesson.data_module, kind)
 
 
 def record(lesson: Lesson, fw: Framework, profile: str, machine: str, machine_info: dict,
@@ -177,9 +170,8 @@ def record(lesson: Lesson, fw: Framework, profile: str, machine: str, machine_in
 
 # --- execution -------------------------------------------------------------------------------------
 
-def run_one(project: Project, lesson: Lesson, fw: Framework, env, profile: str, machine: str,
+def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, env, profile: str, machine: str,
             machine_info: dict, timeout: int, key: str) -> dict:
-    snippet = parse(lesson.snippet_path(fw.name), lesson)
     run_dir = project.build / "run" / RESULTS_FOLDER / lesson.name   # kernel cwd, outside lessons/
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
@@ -217,13 +209,13 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
     """framework -> this machine's result of one lesson: measured again where stale, else the last one."""
     out: dict[str, dict] = {}
     mine = lesson.frameworks(frameworks)
-    parsed, broken = [], {}
+    parsed, broken = {}, {}
     for fw in mine:
         try:
-            parsed.append(parse(lesson.snippet_path(fw.name), lesson))
+            parsed[fw.name] = parse(lesson.snippet_path(fw.name), lesson)
         except SnippetError as exc:
             broken[fw.name] = str(exc)
-    for problem in check_alignment(lesson, parsed, frameworks):
+    for problem in check_alignment(lesson, list(parsed.values()), frameworks):
         broken.setdefault(Path(problem.split(":")[0]).stem, problem)
     data_error = None
     data_ready = lesson.profiles.get(profile, {}).get("data", "real") != "real" or not lesson.data_module
@@ -263,7 +255,7 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "data-error", data_error)
             continue
         key = cache_key(lesson, fw.name, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
-        result = run_one(project, lesson, fw, env, profile, machine, machine_info, timeout, key)
+        result = run_one(project, lesson, fw, parsed[fw.name], env, profile, machine, machine_info, timeout, key)
         out[fw.name] = result
         log(f"  {lesson.name}/{fw.name}: {result['status']} in {result['provenance']['wall_seconds']:.1f} s"
             + (f" ({result['reason']})" if result["status"] != "ok" else ""))

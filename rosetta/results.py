@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
 import json
 import os
 import platform
@@ -150,16 +151,30 @@ def code_identity(source: str) -> str:
     return ast.dump(tree)
 
 
-def snippet_side_hash(example: Example) -> str:
-    """Identity of the package code the example's snippets run (a comment edit changes nothing)."""
+def code_hash(files: tuple[str, ...] | list[str], data_module: str = "") -> str:
+    """Identity of package code that a kernel runs (a comment edit changes nothing), with a data module."""
     digest = hashlib.sha256()
-    files = list(SNIPPET_SIDE_CODE)
-    if example.data_module:
-        files.append(example.data_module.replace(".", "/") + ".py")
-    for entry in files:
+    for entry in [*files, *([data_module.replace(".", "/") + ".py"] if data_module else [])]:
         path = REPO_ROOT / entry
         digest.update(entry.encode() + (code_identity(path.read_text()).encode() if path.exists() else b""))
     return digest.hexdigest()
+
+
+def snippet_side_hash(example: Example) -> str:
+    """Identity of the package code the example's snippets run."""
+    return code_hash(SNIPPET_SIDE_CODE, example.data_module)
+
+
+def data_identity(data_module: str, kind: str) -> str:
+    """Which data a run would read, found without downloading: part of the cache keys, so that
+    switching ROSETTA_DATA from a JPEG copy to the official archive measures again."""
+    if kind != "real" or not data_module:
+        return kind
+    module = importlib.import_module(data_module)
+    if not hasattr(module, "locate"):
+        return "real (its data module does not say which copy)"
+    source = module.locate()
+    return f"{source.kind}: {source.identity()}" if source is not None else "not found yet"
 
 
 def cache_key(example: Example, framework: str, env_hash: str, profile: str, machine: str,
