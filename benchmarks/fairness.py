@@ -101,17 +101,18 @@ class Pair:
         self.run_dir = project.build / "run" / example.name     # the build's kernel cwd: no self-import
         self.work = project.build / "fairness" / example.name / fw.name   # jobs, logs, the last notebook
         self.env = {"ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-                    "ROSETTA_OVERRIDES": json.dumps(overrides), "PYTHONHASHSEED": "0", "TF_CPP_MIN_LOG_LEVEL": "2"}
+                    "ROSETTA_OVERRIDES": json.dumps(overrides), "PYTHONHASHSEED": "0", "TF_CPP_MIN_LOG_LEVEL": "2",
+                    **fw.variables}
         for folder in (self.run_dir, self.work):
             folder.mkdir(parents=True, exist_ok=True)
 
     @property
     def snippet_path(self) -> Path:
-        return self.example.snippet_path(self.fw.name)
+        return self.example.snippet_path(self.fw)
 
     @property
     def plain_path(self) -> Path:
-        return PLAIN / self.example.name / f"{self.fw.name}.py"
+        return self.fw.script(PLAIN / self.example.name)
 
     def run(self, variant: str, command: list[str]) -> subprocess.CompletedProcess:
         done = subprocess.run(command, cwd=self.run_dir, env={**os.environ, **self.env}, capture_output=True,
@@ -339,7 +340,7 @@ def main(argv=None) -> int:
         example_overrides = {k: v for k, v in overrides.items() if k in known_settings(example, profile)}
         for fw in frameworks:
             if not environments.is_current(project, fw):
-                log(f"  {example.name}/{fw.name}: skipped, {project.venvs / fw.name} is missing or out of date "
+                log(f"  {example.name}/{fw.name}: skipped, {project.venvs / fw.environment} is missing or out of date "
                     "(make envs)")
                 continue
             try:

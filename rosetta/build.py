@@ -85,7 +85,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
     run_dir = project.build / "run" / example.name      # kernel cwd: outside snippets/ (no shadowing)
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-                  "PYTHONHASHSEED": "0"}
+                  "PYTHONHASHSEED": "0", **fw.variables}
     runs, execution = [], None
     for repeat in range(args.repeats):
         log(f"  run {repeat + 1}/{args.repeats} of {example.name}/{fw.name} ({profile})")
@@ -122,7 +122,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
             "weights": execution.context.get("weights", example.weights),
             "seed": example.hyperparameters.get("seed"),
             "repeats": len(ok_runs),
-            "snippet": results.snippet_commit(example.snippet_path(fw.name)),
+            "snippet": results.snippet_commit(example.snippet_path(fw)),
             "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
         },
     })
@@ -136,11 +136,11 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
                   envs: dict, profile: str, machine: str, machine_info: dict, args) -> dict[str, dict]:
     """Results of every framework of one example: re-measured where stale, else the last ones."""
     snippets = load_example_snippets(example, frameworks)
-    parsed = [s for s in snippets.values() if not isinstance(s, Exception)]
+    parsed = list({id(s): s for s in snippets.values() if not isinstance(s, Exception)}.values())
     misaligned = {}
     for problem in check_alignment(example, parsed, frameworks):
         log(f"  alignment: {problem}")
-        misaligned.setdefault(Path(problem.split(":")[0]).stem, problem)
+        misaligned.setdefault(Path(problem.split(":")[0]), problem)
     data_info, data_error = {}, None
     hp = settings(example.name, profile, snippets=project.snippets)
     identity = data_identity(example, profile)
@@ -157,8 +157,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             except results.ResultFileError as exc:
                 log(f"  {exc}")
         env = envs.get(fw.name)
-        if isinstance(snippet, Exception) or fw.name in misaligned:
-            reason = str(snippet) if isinstance(snippet, Exception) else misaligned[fw.name]
+        if isinstance(snippet, Exception) or snippet.path in misaligned:
+            reason = str(snippet) if isinstance(snippet, Exception) else misaligned[snippet.path]
             out[fw.name] = not_run(example, fw, profile, machine, machine_info, "snippet-error", reason)
             continue
         if env is None or not env.ok:
@@ -166,7 +166,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             out[fw.name] = previous if (previous and fw.name not in selected) else \
                 not_run(example, fw, profile, machine, machine_info, "not-installed", reason)
             continue
-        key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats,
+        key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats,
                                 hp.as_dict(), identity)
         current = previous is not None and previous.get("cache_key") == key
         if fw.name not in selected or (current and not args.force):
@@ -187,7 +187,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             if previous is None:      # a measurement on record is kept: with its data back, it is current again
                 results.save(project, out[fw.name])
             continue
-        key = results.cache_key(example, fw.name, env.fingerprint_hash, profile, machine, args.repeats,
+        key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats,
                                 hp.as_dict(), identity)
         started = time.perf_counter()
         out[fw.name] = run_one(project, example, fw, snippet, env, profile, machine, machine_info, args,

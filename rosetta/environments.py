@@ -1,4 +1,4 @@
-"""Environment stage: one virtual environment and one Jupyter kernel per framework.
+"""Environment stage: one virtual environment and one Jupyter kernel per framework environment.
 
 A framework's venv is made by uv from ``envs/<framework>.lock``: every package, transitive ones
 included, pinned by ``uv pip compile`` from the hand-written ``envs/<framework>.txt`` (the lock
@@ -11,6 +11,9 @@ every installed distribution and its version) is part of each result's cache key
 
 uv does not read pip's configuration: where pip has one (a mirror, extra indexes, a folder of
 wheels), the same settings are handed to uv, so both install from the same places.
+
+A row may run in another row's environment (``environment = "jax"`` in ``envs/keras-jax.toml``): it
+shares that venv and kernel, and its own ``[variables]`` (``KERAS_BACKEND``) join its fingerprint.
 """
 from __future__ import annotations
 
@@ -66,15 +69,17 @@ def file_hash(path: Path | None) -> str:
 
 
 def requirements_hash(fw: Framework) -> str:
-    """What the venv is made from: the requirements, the framework's definition and the lock."""
+    """What the venv is made from: the requirements, the lock, and how they are installed. (Not the rest
+    of envs/<name>.toml: a new label or install note must not rebuild a venv or re-measure results.)"""
     digest = hashlib.sha256()
-    for path in (fw.requirements, fw.definition, lock_path(fw.requirements)):
+    for path in (fw.requirements, lock_path(fw.requirements)):
         digest.update(file_hash(path).encode())
+    digest.update(json.dumps([list(fw.install_first), fw.no_build_isolation]).encode())
     return digest.hexdigest()
 
 
 def venv_python(project: Project, fw: Framework) -> Path:
-    return project.venvs / fw.name / "bin" / "python"
+    return project.venvs / fw.environment / "bin" / "python"
 
 
 def base_python() -> str:
@@ -157,7 +162,7 @@ def install_lock(python: str, lock: Path, log, build_flags: tuple[str, ...] = ()
 
 def _install(project: Project, fw: Framework, log) -> int:
     """A new venv with exactly the lock's packages; returns how many."""
-    venv = project.venvs / fw.name
+    venv = project.venvs / fw.environment
     if venv.exists():
         shutil.rmtree(venv)
     env = uv_environment()
@@ -182,11 +187,11 @@ def _python_of_kernel(spec: Path) -> str:
 
 def _register_kernel(project: Project, fw: Framework, log) -> None:
     _run([str(venv_python(project, fw)), "-m", "ipykernel", "install", "--prefix", sys.prefix,
-          "--name", fw.kernel_name, "--display-name", f"Rosetta: {fw.label}"], log)
+          "--name", fw.kernel_name, "--display-name", f"Rosetta: {fw.environment_label}"], log)
 
 
 def is_current(project: Project, fw: Framework) -> bool:
-    marker = project.venvs / fw.name / MARKER
+    marker = project.venvs / fw.environment / MARKER
     if not (marker.exists() and venv_python(project, fw).exists()):
         return False
     return json.loads(marker.read_text()).get("requirements_sha256") == requirements_hash(fw)
@@ -196,15 +201,18 @@ def fingerprint(project: Project, fw: Framework) -> dict:
     out = subprocess.run([str(venv_python(project, fw)), "-c", _LIST_PACKAGES],
                          capture_output=True, text=True, check=True)
     listed = json.loads(out.stdout)
-    return {"requirements_sha256": requirements_hash(fw), "python": listed["python"],
-            "packages": dict(sorted(listed["packages"].items()))}
+    found = {"requirements_sha256": requirements_hash(fw), "python": listed["python"],
+             "packages": dict(sorted(listed["packages"].items()))}
+    if fw.variables:      # rows sharing a venv differ here (KERAS_BACKEND): part of their results' keys
+        found["variables"] = dict(sorted(fw.variables.items()))
+    return found
 
 
 def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda line: None) -> EnvStatus:
     """Make sure the framework's venv and kernel exist; never raises for an install failure.
     `progress` hears what is being installed, before the minutes it may take."""
     project.venvs.mkdir(parents=True, exist_ok=True)
-    log_path = project.venvs / f"{fw.name}.log"
+    log_path = project.venvs / f"{fw.environment}.log"
     status = EnvStatus(fw.name, ok=False, kernel_name=fw.kernel_name)
     with open(log_path, "a") as log:
         try:
@@ -212,13 +220,13 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
                 raise RuntimeError(f"no requirements file {fw.requirements}")
             if not is_current(project, fw):
                 if not create:
-                    raise RuntimeError(f"environment {project.venvs / fw.name} is missing or out of date")
+                    raise RuntimeError(f"environment {project.venvs / fw.environment} is missing or out of date")
                 started = time.perf_counter()
                 lock = lock_path(fw.requirements)
                 if not lock_is_current(fw.requirements):
                     progress(f"{fw.name}: resolving {fw.requirements.name} into {lock.name} (commit it)")
                     write_lock(fw.requirements, log, fw.install_first)
-                progress(f"{fw.name}: installing {lock.name} into {project.venvs / fw.name} ...")
+                progress(f"{fw.name}: installing {lock.name} into {project.venvs / fw.environment} ...")
                 status.packages = _install(project, fw, log)
                 status.created, status.seconds = True, time.perf_counter() - started
             spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / fw.kernel_name / "kernel.json"
@@ -230,7 +238,7 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
             if create and not is_current(project, fw):
                 # A half-made venv would look usable next time: remove it, keep the log. (Only when
                 # asked to create: a check of an existing, outdated venv must not destroy it.)
-                shutil.rmtree(project.venvs / fw.name, ignore_errors=True)
+                shutil.rmtree(project.venvs / fw.environment, ignore_errors=True)
             log.write(f"NOT INSTALLED: {status.reason}\n")
             return status
     status.ok = True

@@ -45,8 +45,9 @@ def has_checks(example: Example) -> bool:
     return (spec_folder(example) / neutral.SPEC_FILE).exists()
 
 
-def adapter_path(example: Example, framework: str) -> Path:
-    return spec_folder(example) / f"{framework}.py"
+def adapter_path(example: Example, fw: Framework | str) -> Path:
+    """A row's adapter: like its snippet, one per program (or one for the row alone)."""
+    return fw.script(spec_folder(example)) if isinstance(fw, Framework) else spec_folder(example) / f"{fw}.py"
 
 
 def result_path(project: Project, machine: str, profile: str, example: str) -> Path:
@@ -67,9 +68,9 @@ def cache_key(project: Project, example: Example, frameworks: list[Framework], e
     for path in sorted(spec_folder(example).iterdir()):
         if path.is_file():
             digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
-    for fw in frameworks:
+    for fw in candidates_of(example, frameworks):
         env = envs.get(fw.name)
-        digest.update(fw.name.encode() + example.snippet_path(fw.name).read_bytes()
+        digest.update(fw.name.encode() + example.snippet_path(fw).read_bytes()
                       + (env.fingerprint_hash.encode() if env is not None and env.ok else b"-"))
     for entry in WORKER_CODE:
         path = results.REPO_ROOT / entry
@@ -100,19 +101,20 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
     try:
-        code, timed = step_codes(example, example.snippet_path(fw.name))
+        code, timed = step_codes(example, example.snippet_path(fw))
     except SnippetError as exc:
         return {"status": "failed", "reason": str(exc)}
     (job_dir / "job.json").write_text(json.dumps({
-        "snippet": str(example.snippet_path(fw.name)), "code": code + ("\n\n" + change if change else ""),
-        "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw.name))}))
+        "snippet": str(example.snippet_path(fw)), "code": code + ("\n\n" + change if change else ""),
+        "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw))}))
     neutral.save(job_dir / "weights.npz", inputs["weights"])
     neutral.save(job_dir / "batches.npz", inputs["batches"])
     run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
     run_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
            "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
-           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz")}
+           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
+           **fw.variables}
     if "weights" in spec.overrides:
         env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
     command = [str(environments.venv_python(project, fw)), "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]
@@ -383,7 +385,7 @@ def stored(path: Path) -> dict | None:
 
 
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
-    return [fw for fw in frameworks if example.snippet_path(fw.name).exists()]
+    return [fw for fw in frameworks if example.snippet_path(fw).exists()]
 
 
 def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
@@ -409,9 +411,9 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
         if env is None or not env.ok:
             per_framework[fw.name] = {"status": "not-installed", "reason": env.reason if env else "no environment"}
             continue
-        if not adapter_path(example, fw.name).exists():
+        if not adapter_path(example, fw).exists():
             per_framework[fw.name] = {"status": "no-adapter",
-                                      "reason": f"no {adapter_path(example, fw.name).relative_to(project.root)}"}
+                                      "reason": f"no {adapter_path(example, fw).relative_to(project.root)}"}
             continue
         outcome = run(fw, inputs, "base", train_cell=True)
         arrays = outcome.pop("arrays", None)

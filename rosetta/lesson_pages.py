@@ -233,20 +233,24 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
     source_steps = {}
     for fw in shown:
         try:
-            source_steps[fw.name] = {s.name: s for s in group_steps(read_notebook(lesson.snippet_path(fw.name)),
+            source_steps[fw.name] = {s.name: s for s in group_steps(read_notebook(lesson.snippet_path(fw)),
                                                                     lesson, lesson.name)}
         except SnippetError:
             source_steps[fw.name] = {}
     lines += ["## The code", "", "The same framework choice as on every other page.", ""]
+    # A row syncs with its program's tab on the benchmark pages (Keras 3), unless the lesson has
+    # several rows of that program: then each row is a tab of its own.
+    programs = [fw.program for fw in shown]
+    sync = {fw.name: fw.program if programs.count(fw.program) == 1 else fw.name for fw in shown}
     for step in lesson.steps:
         lines += [f"### {step.capitalize()}", "", "::::{tab-set}", ":sync-group: framework", ""]
         for fw in shown:
             body = lesson_tab(lesson, step, current.get(fw.name), executed[fw.name], source_steps[fw.name])
-            lines += [f":::{{tab-item}} {fw.label}", f":sync: {fw.name}", "", body, ":::", ""]
+            lines += [f":::{{tab-item}} {fw.label}", f":sync: {sync[fw.name]}", "", body, ":::", ""]
         lines += ["::::", ""]
     downloads = []
     for fw in shown:
-        writer.write(f"lessons/scripts/{lesson.name}-{fw.name}.py", lesson.snippet_path(fw.name).read_bytes())
+        writer.write(f"lessons/scripts/{lesson.name}-{fw.name}.py", lesson.snippet_path(fw).read_bytes())
         link = f"{{download}}`{fw.name}.py <scripts/{lesson.name}-{fw.name}.py>`"
         if executed[fw.name] is not None:
             notebook = executed[fw.name]

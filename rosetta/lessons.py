@@ -56,11 +56,12 @@ class Lesson:
     requires: str = ""         # "gpu": only judged on a machine with one
     data_module: str = ""      # the data set it reads, prepared (and checksummed) by the build
 
-    def snippet_path(self, framework: str) -> Path:
-        return self.folder / f"{framework}.py"
+    def snippet_path(self, fw: Framework | str) -> Path:
+        """The script a row runs (see Framework.script), or the file of a program named by a string."""
+        return fw.script(self.folder) if isinstance(fw, Framework) else self.folder / f"{fw}.py"
 
     def frameworks(self, known: list[Framework]) -> list[Framework]:
-        return [fw for fw in known if self.snippet_path(fw.name).exists()]
+        return [fw for fw in known if self.snippet_path(fw).exists()]
 
 
 def load_lesson(folder: Path) -> Lesson:
@@ -147,7 +148,7 @@ def helper_hash(lesson: Lesson) -> str:
     return results.code_hash(HELPER_CODE, lesson.data_module)
 
 
-def cache_key(lesson: Lesson, framework: str, env_hash: str, profile: str, machine: str, data: str) -> str:
+def cache_key(lesson: Lesson, framework: Framework | str, env_hash: str, profile: str, machine: str, data: str) -> str:
     digest = hashlib.sha256()
     for part in (lesson.snippet_path(framework).read_bytes(), (lesson.folder / "lesson.toml").read_bytes(),
                  helper_hash(lesson).encode(), env_hash.encode(), profile.encode(), machine.encode(), data.encode()):
@@ -175,7 +176,8 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
     run_dir = project.build / "run" / RESULTS_FOLDER / lesson.name   # kernel cwd, outside lessons/
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
-                  "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0"}
+                  "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
+                  **fw.variables}
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout)
     out = result_path(project, machine, profile, lesson.name, fw.name)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -193,7 +195,7 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
             "sizes": lesson.profiles.get(profile, {}), "settings": lesson.settings,
             "repeats": execution.metrics.get("repeats"), "warmup": execution.metrics.get("warmup"),
             "data_source": execution.context.get("data_source", ""),
-            "snippet": results.snippet_commit(lesson.snippet_path(fw.name)),
+            "snippet": results.snippet_commit(lesson.snippet_path(fw)),
             "timing": "monotonic clock around each variant call, inside the kernel (rosetta/lesson.py)",
             "wall_seconds": round(execution.wall_seconds, 3),
         },
@@ -209,22 +211,23 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
     """framework -> this machine's result of one lesson: measured again where stale, else the last one."""
     out: dict[str, dict] = {}
     mine = lesson.frameworks(frameworks)
-    parsed, broken = {}, {}
-    for fw in mine:
+    parsed, broken = {}, {}          # by script: rows that run one program share its file
+    for path in {lesson.snippet_path(fw) for fw in mine}:
         try:
-            parsed[fw.name] = parse(lesson.snippet_path(fw.name), lesson)
+            parsed[path] = parse(path, lesson)
         except SnippetError as exc:
-            broken[fw.name] = str(exc)
+            broken[path] = str(exc)
     for problem in check_alignment(lesson, list(parsed.values()), frameworks):
-        broken.setdefault(Path(problem.split(":")[0]).stem, problem)
+        broken.setdefault(Path(problem.split(":")[0]), problem)
     data_error = None
     data_ready = lesson.profiles.get(profile, {}).get("data", "real") != "real" or not lesson.data_module
     for fw in mine:
         path = result_path(project, machine, profile, lesson.name, fw.name)
         previous = load(path) if path.exists() else None
         env = envs.get(fw.name)
-        if fw.name in broken:
-            out[fw.name] = record(lesson, fw, profile, machine, machine_info, "snippet-error", broken[fw.name])
+        if lesson.snippet_path(fw) in broken:
+            out[fw.name] = record(lesson, fw, profile, machine, machine_info, "snippet-error",
+                                  broken[lesson.snippet_path(fw)])
             continue
         # At smoke (the tests), a GPU lesson runs anyway: it checks the script, and judges nothing.
         if lesson.requires == "gpu" and not gpu_visible() and profile != "smoke":
@@ -236,7 +239,7 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "not-installed",
                                   env.reason if env else "environment not set up")
             continue
-        key = cache_key(lesson, fw.name, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
+        key = cache_key(lesson, fw, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
         current = previous is not None and previous.get("cache_key") == key
         if fw.name not in selected or (current and not force):
             if previous is not None:
@@ -254,8 +257,9 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
         if data_error:
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "data-error", data_error)
             continue
-        key = cache_key(lesson, fw.name, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
-        result = run_one(project, lesson, fw, parsed[fw.name], env, profile, machine, machine_info, timeout, key)
+        key = cache_key(lesson, fw, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
+        result = run_one(project, lesson, fw, parsed[lesson.snippet_path(fw)], env, profile, machine, machine_info,
+                         timeout, key)
         out[fw.name] = result
         log(f"  {lesson.name}/{fw.name}: {result['status']} in {result['provenance']['wall_seconds']:.1f} s"
             + (f" ({result['reason']})" if result["status"] != "ok" else ""))

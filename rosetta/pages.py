@@ -139,29 +139,70 @@ def load_executed(project: Project, result: dict):
     return nbformat.read(path, as_version=4) if path.exists() else None
 
 
-def step_tab(example: Example, fw: Framework, step: str, result: dict | None, notebook, snippet_steps) -> str:
-    """The body of one tab: code, output, time, or why there is none."""
+@dataclass
+class TabGroup:
+    """One tab of a step: a script and the rows that ran it (several when one program runs on
+    several backends: its code is shown once, each row's outcome under it)."""
+    label: str
+    sync: str                  # the sync key: the same framework's tab on every page follows the choice
+    rows: list
+    path: Path
+
+
+def tab_groups(frameworks: list[Framework], script_of) -> list[TabGroup]:
+    groups: dict[Path, list[Framework]] = {}
+    for fw in frameworks:
+        path = script_of(fw)
+        if path.exists():
+            groups.setdefault(path, []).append(fw)
+    return [TabGroup(rows[0].label if len(rows) == 1 else rows[0].program_label, rows[0].program, rows, path)
+            for path, rows in groups.items()]
+
+
+def executed_steps(example: Example, result: dict | None, notebook) -> dict:
+    if notebook is None:
+        return {}
+    try:
+        return {s.name: s for s in group_steps(notebook, example, result["notebook"])}
+    except SnippetError:
+        return {}
+
+
+def step_tab(example: Example, group: TabGroup, step: str, current: dict, notebooks: dict, snippet_steps) -> str:
+    """The body of one tab: the code once, then each row's output and time, or why there is none."""
+    if len(group.rows) == 1:
+        fw = group.rows[0]
+        result, notebook = current.get(fw.name), notebooks.get(fw.name)
+        code_step = executed_steps(example, result, notebook).get(step) or snippet_steps.get(step)
+        if code_step is None:
+            return "```{warning}\nThis framework has no such step.\n```"
+        return "\n\n".join([fence(code_step.code, "python"), *step_outcome(example, fw, step, result, notebook)])
+    if step not in snippet_steps:
+        return "```{warning}\nThis program has no such step.\n```"
+    names = ", ".join(fw.backend for fw in group.rows)
+    lines = [fence(snippet_steps[step].code, "python"), "",
+             f"<p class=\"rosetta-ran-by\">This one program ran {len(group.rows)} times: {names}.</p>", "",
+             ":::::{tab-set}", f":sync-group: {group.sync}-row", ""]
+    for fw in group.rows:
+        outcome = step_outcome(example, fw, step, current.get(fw.name), notebooks.get(fw.name)) or ["Not run."]
+        lines += [f"::::{{tab-item}} {fw.backend}", f":sync: {fw.name}", "", *outcome, "::::", ""]
+    return "\n".join(lines + [":::::"])
+
+
+def step_outcome(example: Example, fw: Framework, step: str, result: dict | None, notebook) -> list[str]:
+    """What one row's run of a step left: output, time, the error, or why it did not run."""
     status = result["status"] if result else "not-run"
     parts = []
-    executed = {}
-    if notebook is not None:
-        try:
-            executed = {s.name: s for s in group_steps(notebook, example, result["notebook"])}
-        except SnippetError:
-            executed = {}
-    code_step = executed.get(step) or snippet_steps.get(step)
-    if code_step is None:
-        return "```{warning}\nThis framework has no such step.\n```"
-    parts.append(fence(code_step.code, "python"))
+    executed = executed_steps(example, result, notebook)
     if result and result.get("stale"):
         parts.append("```{attention}\nStale: the snippet or its environment changed since this was "
                      "measured; `make html` measures it again.\n```")
     if status in ("not-installed", "snippet-error", "data-error"):
         if step == example.steps[0]:
             parts.append(f"```{{warning}}\n{STATUS_TEXT[status]}: {escape(result['reason'])}\n```")
-        return "\n\n".join(parts)
+        return parts
     if notebook is None or step not in executed:
-        return "\n\n".join(parts)
+        return parts
     cells = [notebook.cells[i] for i in executed[step].cell_indices]
     text = outputs_text(cells)
     if text:
@@ -176,7 +217,7 @@ def step_tab(example: Example, fw: Framework, step: str, result: dict | None, no
         parts.append(f"<p class=\"rosetta-step-time\">Step time: {time_summary(result['steps'][step])}</p>")
     else:
         parts.append("<p class=\"rosetta-step-time\">Not run: an earlier step failed.</p>")
-    return "\n\n".join(parts)
+    return parts
 
 
 def status_cell(result: dict, example: str) -> str:
@@ -325,22 +366,22 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     lines += ["## Step by step", "",
               "Pick a framework once: every step on every page follows, and the choice is remembered.", ""]
     notebooks = {name: load_executed(project, r) for name, r in current.items()}
+    groups = tab_groups(frameworks, example.snippet_path)
     snippet_steps = {}
-    for fw in frameworks:
-        path = example.snippet_path(fw.name)
-        if path.exists():
-            try:
-                snippet_steps[fw.name] = {s.name: s for s in group_steps(read_notebook(path), example, str(path))}
-            except SnippetError:
-                snippet_steps[fw.name] = {}
-    shown = [fw for fw in frameworks if fw.name in snippet_steps]
+    for group in groups:
+        try:
+            snippet_steps[group.path] = {s.name: s for s in group_steps(read_notebook(group.path), example,
+                                                                         str(group.path))}
+        except SnippetError:
+            snippet_steps[group.path] = {}
+    shown = [fw for group in groups for fw in group.rows]
     for step in example.steps:
-        lines += [f"### {step.capitalize()}", "", "::::{tab-set}", ":sync-group: framework", ""]
-        for fw in shown:
-            body = step_tab(example, fw, step, current.get(fw.name), notebooks.get(fw.name),
-                            snippet_steps[fw.name])
-            lines += [f":::{{tab-item}} {fw.label}", f":sync: {fw.name}", "", body, ":::", ""]
-        lines += ["::::", ""]
+        # Colon fences nest by length: tab-set 7, tab-item 6, a program's per-row tab-set 5, its items 4.
+        lines += [f"### {step.capitalize()}", "", ":::::::{tab-set}", ":sync-group: framework", ""]
+        for group in groups:
+            body = step_tab(example, group, step, current, notebooks, snippet_steps[group.path])
+            lines += [f"::::::{{tab-item}} {group.label}", f":sync: {group.sync}", "", body, "::::::", ""]
+        lines += [":::::::", ""]
     if check:
         lines += equivalence_section(example, frameworks, check, writer)
     if related:
@@ -542,13 +583,16 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
 # --- notebooks, frameworks, environments ------------------------------------------------------------
 
 def notebook_page(project: Project, example: Example, fw: Framework, result: dict | None, writer: Writer) -> None:
-    source = example.snippet_path(fw.name)
+    source = example.snippet_path(fw)
     executed = load_executed(project, result) if result else None
     notebook = copy.deepcopy(executed) if executed is not None else read_notebook(source)
     relative = notebook_doc(example.name, fw.name)
     name = fw.name
     info = [f"Downloads: {{download}}`{name}.py <{name}.py>` (the snippet, a jupytext script) · "
             f"{{download}}`{name}.ipynb <{name}.ipynb>` (this notebook, executed)."]
+    if fw.variables:
+        info.append(f"The program `{source.name}` run with " + ", ".join(f"`{k}={v}`" for k, v in fw.variables.items())
+                    + f" in the {fw.environment_label} environment.")
     if result:
         prov = result.get("provenance", {})
         versions = ", ".join(f"{k} {v}" for k, v in prov.get("framework_versions", {}).items())
@@ -608,8 +652,8 @@ def fairness_section(project: Project, fw: Framework, examples: list[Example], e
                                              e["provenance"]["machine"].get("cpu", ""))):
         prov, variants = entry["provenance"], entry["variants"]
         example = by_name.get(entry["example"])
-        stale = example is None or results.file_sha256(example.snippet_path(fw.name)) != prov.get("snippet_sha256") \
-            or results.file_sha256(project.root / "benchmarks" / "plain" / entry["example"] / f"{fw.name}.py") \
+        stale = example is None or results.file_sha256(example.snippet_path(fw)) != prov.get("snippet_sha256") \
+            or results.file_sha256(fw.script(project.root / "benchmarks" / "plain" / entry["example"])) \
             != prov.get("plain_sha256")
         times = [f"{variants[v]['median']:.2f} ({variants[v]['min']:.2f}–{variants[v]['max']:.2f})"
                  if variants.get(v, {}).get("status") == "ok" else "failed" for v in ("kernel", "script", "plain")]
@@ -625,8 +669,18 @@ def fairness_section(project: Project, fw: Framework, examples: list[Example], e
 
 
 def framework_page(fw: Framework, examples: list[Example], current: dict, env, writer: Writer,
-                   fairness: list[str] = ()) -> None:
+                   fairness: list[str] = (), frameworks: list[Framework] = ()) -> None:
     lines = [f"({fw.name})=", f"# {fw.label}", "", f"API used in the tabs: {fw.api}.", ""]
+    siblings = [other for other in frameworks if other.program == fw.program and other.name != fw.name]
+    if fw.variables or siblings:
+        lines += [f"Its snippets are the program `{fw.program}.py`"
+                  + (", run with " + ", ".join(f"`{k}={v}`" for k, v in fw.variables.items()) if fw.variables else "")
+                  + f" in the {fw.environment_label} environment"
+                  + ("; the same files also run as " + ", ".join(
+                      f"{{doc}}`{other.label} <{doc_link('frameworks/' + other.name)}>`" for other in siblings)
+                     if siblings else "") + ".", ""]
+    if fw.install_notes:
+        lines += ["## Installing it", "", fw.install_notes.strip(), ""]
     if env is not None and env.ok:
         versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
                                              "python": env.fingerprint.get("python")})
@@ -638,7 +692,7 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
     lines += [*fairness, "## Notebooks", ""]
     docs = []
     for example in examples:
-        if not example.snippet_path(fw.name).exists() or example.name not in current:
+        if not example.snippet_path(fw).exists() or example.name not in current:
             continue
         result = current[example.name].get(fw.name)
         state = "not run" if result is None else (
@@ -654,11 +708,19 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
              "Each framework runs in its own virtual environment, made from a pinned requirements "
              "file and registered as a Jupyter kernel. The fingerprint (requirements hash and every "
              "installed package) is part of each result: change a package and the results are "
-             "measured again.", "", "## Packages by framework", "",
+             "measured again.", "", "## Packages by environment", "",
              "::::{tab-set}", ":sync-group: framework", ""]
-    for fw in frameworks:
+    owners = {}
+    for fw in frameworks:          # rows that share an environment (Keras 3 on a backend) are listed in it
+        owners.setdefault(fw.environment, []).append(fw)
+    for environment, rows in owners.items():
+        fw = next((row for row in rows if row.name == environment), rows[0])
         env = envs.get(fw.name)
-        lines += [f":::{{tab-item}} {fw.label}", f":sync: {fw.name}", ""]
+        lines += [f":::{{tab-item}} {fw.environment_label}", f":sync: {environment}", ""]
+        if len(rows) > 1:
+            lines += ["Runs the rows " + ", ".join(
+                row.label + (" (" + ", ".join(f"`{k}={v}`" for k, v in row.variables.items()) + ")"
+                             if row.variables else "") for row in rows) + ".", ""]
         requirements = fw.requirements.read_text() if fw.requirements.exists() else "(missing)"
         lines += [f"Requirements (`envs/{fw.requirements.name}`):", "", fence(requirements, "text"), ""]
         if env is None or not env.ok:
@@ -694,12 +756,12 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
         benchmark_page(project, example, frameworks, current, profile, machine, machine_info, writer,
                        (checks or {}).get(example.name), lesson_pages.related_lessons(lessons.lessons, example.name))
         for fw in frameworks:
-            if example.snippet_path(fw.name).exists():
+            if example.snippet_path(fw).exists():
                 notebook_page(project, example, fw, current.get(fw.name), writer)
     fairness = fairness_entries(project)
     for fw in frameworks:
         framework_page(fw, examples, all_results, envs.get(fw.name), writer,
-                       fairness_section(project, fw, examples, fairness))
+                       fairness_section(project, fw, examples, fairness), frameworks)
     index_pages(examples, frameworks, all_results, writer)
     environments_page(frameworks, envs, machine_info, writer)
     lesson_pages.write(project, lessons.lessons, frameworks, lessons.results, lessons.problems, machine, machine_info,

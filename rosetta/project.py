@@ -46,10 +46,33 @@ class Framework:
     no_build_isolation: bool = False
     definition: Path | None = None   # envs/<name>.toml
     matmul: str = ""                 # code defining make(a, b): the framework's own float32 product (peak)
+    # One program may be run by several rows (Keras 3 on three backends): the row names the program
+    # (the snippets' file stem), the environment it runs in (another row's venv and kernel) and the
+    # environment variables that make the difference (KERAS_BACKEND). Defaults: all the row's own.
+    program: str = ""
+    program_label: str = ""          # the tab label of a program that several rows run
+    backend: str = ""                # what tells this row apart from the program's other rows
+    environment: str = ""
+    environment_label: str = ""      # the label of the row that owns the environment (kernel display name)
+    variables: dict = field(default_factory=dict)
+    install_notes: str = ""          # markdown for the framework page: what installing it here took
+
+    def __post_init__(self):
+        object.__setattr__(self, "program", self.program or self.name)
+        object.__setattr__(self, "environment", self.environment or self.name)
+        object.__setattr__(self, "program_label", self.program_label or self.label)
+        object.__setattr__(self, "backend", self.backend or self.label)
+        object.__setattr__(self, "environment_label", self.environment_label or self.label)
 
     @property
     def kernel_name(self) -> str:
-        return f"rosetta-{self.name}"
+        return f"rosetta-{self.environment}"
+
+    def script(self, folder: Path) -> Path:
+        """This row's script in a folder of per-framework scripts: `<row>.py` where the folder has one
+        for this row alone (a lesson written for Keras on TensorFlow only), else `<program>.py`."""
+        own = folder / f"{self.name}.py"
+        return own if own.exists() else folder / f"{self.program}.py"
 
 
 @dataclass(frozen=True)
@@ -72,8 +95,9 @@ class Example:
     table_metrics: tuple = ()               # the metric columns of the results table
     failure_hints: dict = field(default_factory=dict)   # step -> what to try when it fails
 
-    def snippet_path(self, framework: str) -> Path:
-        return self.folder / f"{framework}.py"
+    def snippet_path(self, fw: Framework | str) -> Path:
+        """The script a row runs (see Framework.script), or the file of a program named by a string."""
+        return fw.script(self.folder) if isinstance(fw, Framework) else self.folder / f"{fw}.py"
 
 
 @dataclass(frozen=True)
@@ -110,21 +134,31 @@ class Project:
         """Every framework; with a GPU visible, its `<name>.gpu.txt` requirements where it has them."""
         found = []
         gpu = gpu_visible()
-        for toml_path in sorted(self.envs.glob("*.toml")):
-            if toml_path.stem == "docs":
-                continue
-            meta = tomllib.loads(toml_path.read_text())
+        definitions = {p.stem: p for p in sorted(self.envs.glob("*.toml")) if p.stem != "docs"}
+        metas = {name: tomllib.loads(path.read_text()) for name, path in definitions.items()}
+        for name, meta in metas.items():
+            environment = meta.get("environment", name)
+            if environment not in metas:
+                raise UsageError(f"{definitions[name]}: environment {environment!r} has no envs/{environment}.toml")
+            owner = metas[environment]            # install settings come from the environment's own row
             found.append(Framework(
-                name=toml_path.stem,
+                name=name,
                 label=meta["label"],
                 api=meta.get("api", ""),
                 order=int(meta.get("order", 100)),
-                requirements=requirements_file(toml_path, gpu),
+                requirements=requirements_file(definitions[environment], gpu),
                 packages=tuple(meta.get("packages", ())),
-                install_first=tuple(meta.get("install_first", ())),
-                no_build_isolation=bool(meta.get("no_build_isolation", False)),
-                definition=toml_path,
+                install_first=tuple(owner.get("install_first", ())),
+                no_build_isolation=bool(owner.get("no_build_isolation", False)),
+                definition=definitions[environment],
                 matmul=meta.get("matmul", ""),
+                program=meta.get("program", ""),
+                program_label=meta.get("program_label", ""),
+                backend=meta.get("backend", ""),
+                environment=environment,
+                environment_label=owner["label"],
+                variables={str(k): str(v) for k, v in meta.get("variables", {}).items()},
+                install_notes=meta.get("install_notes", ""),
             ))
         return sorted(found, key=lambda fw: (fw.order, fw.name))
 

@@ -177,7 +177,7 @@ def data_identity(data_module: str, kind: str) -> str:
     return f"{source.kind}: {source.identity()}" if source is not None else "not found yet"
 
 
-def cache_key(example: Example, framework: str, env_hash: str, profile: str, machine: str,
+def cache_key(example: Example, framework: Framework | str, env_hash: str, profile: str, machine: str,
               repeats: int, settings: dict | None = None, data: str = "") -> str:
     """Changes when anything that can change the measurement does; `settings` are the resolved
     settings of the run, which include choices made by environment variables (ROSETTA_WEIGHTS);

@@ -66,9 +66,36 @@ class Watch:
         page.on("request", on_request)
 
 
-def chosen_tabs(page) -> list[str]:
+def chosen_tabs(page, selector: str = ".sd-tab-set:not(.sd-tab-content .sd-tab-set)") -> list[str]:
+    """The chosen tab of each tab set: by default the steps' own sets, not those nested in a tab."""
     return page.eval_on_selector_all(
-        ".sd-tab-set", "sets => sets.map(s => s.querySelector('input:checked + label').textContent.trim())")
+        selector, "sets => sets.map(s => s.querySelector(':scope > input:checked + label').textContent.trim())")
+
+
+def test_keras_shows_its_program_once_and_each_backend_in_a_tab_of_its_own(browser, server):
+    """One Keras tab for three rows: the code once; under it, a tab per backend with that run's output
+    and time. Both choices follow every step and are remembered on the other pages."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, server)
+    page.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
+    page.locator("#model .sd-tab-set label", has_text="Keras 3").first.click()
+    assert chosen_tabs(page) == ["Keras 3"] * 5
+    nested = ".sd-tab-content .sd-tab-set"
+    assert set(chosen_tabs(page, nested)) == {"TensorFlow backend"}, "first visit: the first backend"
+    page.locator("#train .sd-tab-content:visible label", has_text="JAX backend").click()
+    assert chosen_tabs(page, nested) == ["JAX backend"] * 5, "one click switches the backend of every step"
+    train = page.locator("#train .sd-tab-content:visible").first.inner_text()
+    assert train.count("model.fit(") == 1, "the program's code is shown once"
+    assert "ran 3 times" in train and "Step time:" in train
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#train").screenshot(path=str(SCREENSHOTS / "train-step-keras-jax.png"))
+    page.goto(f"{server}/_gen/benchmarks/gru_imdb.html")
+    assert chosen_tabs(page) == ["Keras 3"] * 5 and chosen_tabs(page, nested) == ["JAX backend"] * 5
+    page.goto(f"{server}/_gen/lessons/relu_after_pool.html")
+    assert chosen_tabs(page) == ["Keras 3 · TensorFlow"] * 3, "a lesson's Keras script follows the Keras tab"
+    assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
+    context.close()
 
 
 def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server):

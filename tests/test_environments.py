@@ -13,17 +13,21 @@ from rosetta import environments
 from rosetta.project import Framework
 
 
-def test_requirements_hash_follows_both_files(tmp_path):
+def test_requirements_hash_follows_what_is_installed_and_how_only(tmp_path):
     (tmp_path / "x.txt").write_text("a==1\n")
     (tmp_path / "x.toml").write_text('label = "X"\n')
     fw = Framework("x", "X", "", 1, tmp_path / "x.txt", definition=tmp_path / "x.toml")
     first = environments.requirements_hash(fw)
-    (tmp_path / "x.toml").write_text('label = "X"\ninstall_first = ["b"]\n')
+    (tmp_path / "x.toml").write_text('label = "Renamed"\ninstall_notes = "words"\n')
+    assert environments.requirements_hash(fw) == first, "a label or a note rebuilds nothing"
+    assert environments.requirements_hash(Framework("x", "X", "", 1, tmp_path / "x.txt", install_first=("b",))) != first
+    (tmp_path / "x.txt").write_text("a==2\n")
     assert environments.requirements_hash(fw) != first
 
 
 @pytest.mark.envs
-@pytest.mark.parametrize("name", ["pytorch", "tensorflow", "mxnet", "chainer"])
+@pytest.mark.parametrize("name", ["pytorch", "keras-tensorflow", "keras-jax", "keras-torch", "tensorflow", "jax",
+                                  "mxnet", "chainer"])
 def test_framework_environment_is_ready_and_second_setup_creates_nothing(project, name):
     fw = project.framework(name)
     status = environments.ensure(project, fw)

@@ -20,7 +20,7 @@ def test_every_example_has_a_spec_and_an_adapter_per_framework(project, name):
     spec = spec_of(project, name)
     assert len(set(spec.names())) == len(spec.names()) > 0
     for fw in project.frameworks():
-        assert equivalence.adapter_path(example, fw.name).exists(), fw.name
+        assert equivalence.adapter_path(example, fw).exists(), fw.name
     for note in spec.notes:
         assert set(note["frameworks"]) <= {fw.name for fw in project.frameworks()}
     # The overrides name existing settings (settings() would refuse the others).

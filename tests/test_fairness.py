@@ -28,7 +28,7 @@ def plain_scripts() -> set[tuple[str, str]]:
 
 def test_one_plain_script_per_snippet(project):
     snippets = {(ex.name, fw.name) for ex in project.examples() for fw in project.frameworks()
-                if ex.snippet_path(fw.name).exists()}
+                if ex.snippet_path(fw).exists()}
     assert snippets and plain_scripts() == snippets
 
 

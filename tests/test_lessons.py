@@ -128,9 +128,9 @@ def test_every_real_lesson_loads_and_its_scripts_align(project):
         assert (item.folder / "README.md").exists(), item.name
         scripts = item.frameworks(frameworks)
         assert scripts, f"{item.name} has no script"
-        assert not check_alignment(item, [parse(item.snippet_path(fw.name), item) for fw in scripts], frameworks)
+        assert not check_alignment(item, [parse(item.snippet_path(fw), item) for fw in scripts], frameworks)
         for fw in scripts:
-            text = item.snippet_path(fw.name).read_text()
+            text = item.snippet_path(fw).read_text()
             assert text.count("lesson.compare(") == 1, f"{item.name}/{fw.name}: one compare call"
             assert f'lesson.settings("{item.name}")' in text
         for profile in ("smoke", "cpu"):

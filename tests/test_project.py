@@ -1,6 +1,6 @@
 import pytest
 
-from rosetta.project import PROFILES, UsageError, check_name, resolve_profile
+from rosetta.project import PROFILES, Project, UsageError, check_name, resolve_profile
 
 
 def test_unknown_name_suggests_the_closest(project):
@@ -23,10 +23,58 @@ def test_check_name_without_hint():
     assert "Did you mean" not in str(info.value)
 
 
-def test_four_frameworks_in_tab_order(project):
-    assert [fw.name for fw in project.frameworks()][:4] == ["pytorch", "tensorflow", "mxnet", "chainer"]
+def test_the_rows_in_tab_order(project):
+    assert [fw.name for fw in project.frameworks()] == [
+        "pytorch", "keras-tensorflow", "keras-jax", "keras-torch", "tensorflow", "jax", "mxnet", "chainer"]
     for fw in project.frameworks():
         assert fw.requirements.exists(), f"{fw.name} has no requirements file"
+
+
+def test_keras_is_one_program_run_by_three_rows_in_three_environments(project):
+    rows = {fw.name: fw for fw in project.frameworks() if fw.program == "keras"}
+    assert {name: (fw.environment, fw.variables["KERAS_BACKEND"]) for name, fw in rows.items()} == {
+        "keras-tensorflow": ("tensorflow", "tensorflow"), "keras-jax": ("jax", "jax"),
+        "keras-torch": ("pytorch", "torch")}
+    for fw in rows.values():
+        owner = project.framework(fw.environment)
+        assert (fw.requirements, fw.definition, fw.kernel_name) == \
+            (owner.requirements, owner.definition, owner.kernel_name), "the owner's venv and kernel"
+        assert fw.program_label == "Keras 3" and fw.backend.split()[0] in fw.label
+        for example in project.examples():
+            assert example.snippet_path(fw) == example.folder / "keras.py"
+    assert project.framework("tensorflow").program == "tensorflow", "TensorFlow without Keras is its own row"
+
+
+def write_rows(tmp_path, rows: dict) -> Project:
+    (tmp_path / "envs").mkdir()
+    for name, text in rows.items():
+        (tmp_path / "envs" / f"{name}.toml").write_text(text)
+        (tmp_path / "envs" / f"{name}.txt").write_text("ipykernel\n")
+    return Project(root=tmp_path)
+
+
+def test_a_row_may_share_another_rows_environment_with_its_own_variables(tmp_path):
+    project = write_rows(tmp_path, {
+        "owner": 'label = "Owner"\ninstall_first = ["setuptools<70"]\nno_build_isolation = true\n',
+        "guest": 'label = "Guest"\nprogram = "shared"\nenvironment = "owner"\n[variables]\nMODE = 2\n'})
+    guest, owner = project.framework("guest"), project.framework("owner")
+    assert guest.environment == "owner" and guest.kernel_name == "rosetta-owner"
+    assert guest.variables == {"MODE": "2"}, "variables are strings, as the environment holds them"
+    assert guest.install_first == ("setuptools<70",) and guest.no_build_isolation, "the owner installs it"
+    assert guest.environment_label == "Owner" and owner.program == "owner" and owner.backend == "Owner"
+    # A row's own script wins over its program's: a lesson written for one backend only.
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "shared.py").write_text("")
+    assert guest.script(folder) == folder / "shared.py"
+    (folder / "guest.py").write_text("")
+    assert guest.script(folder) == folder / "guest.py"
+
+
+def test_an_environment_that_does_not_exist_is_named(tmp_path):
+    project = write_rows(tmp_path, {"guest": 'label = "Guest"\nenvironment = "nowhere"\n'})
+    with pytest.raises(UsageError, match=r"guest.toml: environment 'nowhere' has no envs/nowhere.toml"):
+        project.frameworks()
 
 
 def test_every_example_defines_every_profile(project):

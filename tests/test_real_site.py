@@ -12,7 +12,8 @@ from rosetta.project import Project
 
 pytestmark = pytest.mark.envs
 
-FRAMEWORKS = ["pytorch", "tensorflow", "mxnet", "chainer"]
+FRAMEWORKS = [fw.name for fw in Project(root=REPO).frameworks()]   # every row
+TABS = len({fw.program for fw in Project(root=REPO).frameworks()})   # Keras 3: one tab, three rows
 EXAMPLES = {"cnn_cifar10": ["setup", "data", "model", "train", "infer"],
             "resnet50_features": ["setup", "data", "model", "infer"],
             "gru_imdb": ["setup", "data", "model", "train", "infer"]}
@@ -77,10 +78,11 @@ def test_benchmark_pages_have_synced_tabs_table_chart_and_downloads(smoke_site, 
     html = smoke_site["output"]
     page = (html / "_gen" / "benchmarks" / f"{example}.html").read_text()
     n_steps = len(EXAMPLES[example])
-    assert page.count('data-sync-group="framework"') == n_steps * 4
-    for label in ("PyTorch", "TensorFlow", "MXNet", "Chainer"):
+    assert page.count('data-sync-group="framework"') == n_steps * TABS
+    for label in ("PyTorch", "Keras 3", "TensorFlow", "JAX", "MXNet", "Chainer",
+                  "TensorFlow backend", "JAX backend", "PyTorch backend"):   # Keras 3's rows: a tab each under it
         assert len(re.findall(rf">\s*{label}\s*</label>", page)) == n_steps, label
-    assert page.count("Step time:") == n_steps * 4
+    assert page.count("Step time:") == n_steps * len(FRAMEWORKS)
     assert "profile <code" in page and "smoke" in page
     assert f"{example}-times.png" in page
     for fw in FRAMEWORKS:

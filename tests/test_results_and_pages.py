@@ -115,14 +115,14 @@ def test_results_table_with_several_machines(project):
 
 
 def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(project):
-    fw = project.framework("tensorflow")
+    fw = project.framework("keras-tensorflow")
     examples = project.examples()
     cnn = project.example("cnn_cifar10")
-    plain = project.root / "benchmarks" / "plain" / "cnn_cifar10" / "tensorflow.py"
+    plain = project.root / "benchmarks" / "plain" / "cnn_cifar10" / "keras.py"
 
     def entry(snippet_sha):
         summary = {"status": "ok", "median": 5.5, "min": 5.0, "max": 6.0}
-        return {"example": "cnn_cifar10", "framework": "tensorflow", "verdict": "snippet >10 % slower",
+        return {"example": "cnn_cifar10", "framework": "keras-tensorflow", "verdict": "snippet >10 % slower",
                 "same_work": True, "ratios": {"kernel/plain": 1.25},
                 "variants": {"kernel": summary, "script": {**summary, "median": 4.5},
                              "plain": {**summary, "median": 4.4}},
@@ -130,7 +130,7 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
                                "sizes": {"train_images": 2560}, "repeats": 3, "date": "2026-11-30T20:00:00",
                                "snippet_sha256": snippet_sha, "plain_sha256": results.file_sha256(plain)}}
 
-    current = pages.fairness_section(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw.name)))])
+    current = pages.fairness_section(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw)))])
     row = next(line for line in current if line.startswith("| CNN"))
     assert "| 5.50 (5.00–6.00) | 4.50 (5.00–6.00) | 4.40 (5.00–6.00) | 1.25 | snippet \\>10 % slower |" in row
     assert "2-core Some CPU" in row

@@ -21,8 +21,8 @@ HEADER = textwrap.dedent("""\
 def test_real_snippets_are_aligned(project):
     frameworks = project.frameworks()
     for example in project.examples():
-        snippets = [parse(example.snippet_path(fw.name), example) for fw in frameworks
-                    if example.snippet_path(fw.name).exists()]
+        snippets = [parse(example.snippet_path(fw), example) for fw in frameworks
+                    if example.snippet_path(fw).exists()]
         assert len(snippets) >= 2, example.name
         assert check_alignment(example, snippets, frameworks) == []
         for snippet in snippets:
@@ -32,7 +32,7 @@ def test_real_snippets_are_aligned(project):
 def test_real_snippets_hand_over_metrics_with_one_call(project):
     for example in project.examples():
         for fw in project.frameworks():
-            path = example.snippet_path(fw.name)
+            path = example.snippet_path(fw)
             if path.exists():
                 text = path.read_text()
                 assert text.count("report(") == 1, f"{path}: exactly one report(...) call"
@@ -141,6 +141,16 @@ def test_misaligned_steps_kernel_and_unknown_files_are_reported(example, project
     assert any("no framework 'gamma'" in p for p in problems)
     good.notebook.metadata["kernelspec"]["name"] = "python3"
     assert any("kernelspec name is 'python3'" in p for p in check_alignment(example, [good], frameworks))
+    # A program that two rows run opens in the kernel of either; a third kernel is wrong.
+    shared = [Framework("one", "One", "", 1, example.folder / "x.txt", program="duo", environment="alpha"),
+              Framework("two", "Two", "", 2, example.folder / "x.txt", program="duo", environment="beta")]
+    duo = parse(write(example, "duo", "# %% tags=[\"setup\"]\na = 1\n# %% tags=[\"model\"]\nm = 2\n"
+                                      "# %% tags=[\"train\"]\nt = 3\n"), example)
+    for kernel, ok in (("rosetta-alpha", True), ("rosetta-beta", True), ("rosetta-duo", False)):
+        duo.notebook.metadata["kernelspec"]["name"] = kernel
+        problems = [p for p in check_alignment(example, [duo], frameworks + shared) if "duo.py" in p]
+        assert (problems == []) == ok, (kernel, problems)
+    assert "expected 'rosetta-alpha' or 'rosetta-beta'" in problems[0]
 
 
 def test_jupytext_pairs_each_snippet_with_a_notebook(project):
@@ -157,5 +167,5 @@ def test_the_timed_resnet_step_follows_a_warm_up_of_the_same_shape_only(project)
     """No probe in the timed path or the literature: one warm-up batch, then the timed ones."""
     example = project.example("resnet50_features")
     for fw in project.frameworks():
-        text = example.snippet_path(fw.name).read_text()
+        text = example.snippet_path(fw).read_text()
         assert "[:1]" not in text and "batch_independence" not in text, fw.name

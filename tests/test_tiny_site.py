@@ -1,5 +1,6 @@
 """A tiny real project: two small test frameworks, one raising snippet, one that times out, one
-example whose data is missing until a test provides it.
+example whose data is missing until a test provides it, and one program (`duo`) that two rows run in
+alpha's environment with different environment variables, as Keras runs on three backends.
 
 Real venvs, real kernels, real nbclient runs, a real `sphinx-build -W`. Its environments are
 kept under .envs/tiny-project so that a second test run reuses them. Every test starts from the
@@ -133,11 +134,27 @@ LESSON_SCRIPT = textwrap.dedent("""\
     """)
 
 
+DUO_ROW = textwrap.dedent("""\
+    label = "Duo · {voice}"
+    api = "one program, two rows"
+    order = {order}
+    packages = ["ipykernel"]
+    program = "duo"
+    program_label = "Duo"
+    backend = "{voice}"
+    environment = "alpha"
+    [variables]
+    TINY_VOICE = "{voice}"
+    """)
+
+
 def make_project(root: Path) -> Path:
     (root / "envs").mkdir(parents=True)
     for order, (fw, label) in enumerate([("alpha", "Alpha"), ("beta", "Beta")], 1):
         (root / "envs" / f"{fw}.toml").write_text(TOML.format(label=label, order=order))
         (root / "envs" / f"{fw}.txt").write_text(IPYKERNEL + "\n")
+    for order, voice in enumerate(["whisper", "shout"], 3):     # no requirements of their own: alpha's venv
+        (root / "envs" / f"duo-{voice}.toml").write_text(DUO_ROW.format(voice=voice, order=order))
     examples = {"tiny": ("Tiny sums", "synthetic"), "slow": ("A slow one", "synthetic"),
                 "withdata": ("Tiny data", "real")}
     for name, (title, smoke_data) in examples.items():
@@ -149,6 +166,8 @@ def make_project(root: Path) -> Path:
         fw="alpha", example="tiny", compute="total = sum(range(hp.n))\nprint(total)"))
     (root / "snippets" / "tiny" / "beta.py").write_text(snippet.format(fw="beta", example="tiny",
                                                                        compute="total = 1 / 0"))
+    (root / "snippets" / "tiny" / "duo.py").write_text(snippet.format(
+        fw="alpha", example="tiny", compute="import os\nprint('voice:', os.environ['TINY_VOICE'])"))
     (root / "snippets" / "slow" / "alpha.py").write_text(snippet.format(fw="alpha", example="slow",
                                                                         compute="import time\ntime.sleep(60)"))
     (root / "snippets" / "withdata" / "alpha.py").write_text(snippet.format(fw="alpha", example="withdata",
@@ -257,7 +276,7 @@ def test_nothing_changed_means_nothing_executes(tiny):
     before = result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]
     code, out = run(root)
     assert code == 0
-    assert "run 1/1" not in out and out.count("up to date") == 3 + 2   # three snippets, two lesson scripts
+    assert "run 1/1" not in out and out.count("up to date") == 5 + 2   # five snippet runs, two lesson scripts
     assert "sleepy/alpha: up to date" in out and "sleepy/alpha: ok" not in out
     assert (result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]) == before
 
@@ -401,3 +420,28 @@ def test_an_unreadable_lesson_is_named_and_the_rest_builds(tiny):
 def test_unknown_lesson_names_are_one_clear_message(tiny, capsys):
     assert build.main(["--root", str(tiny["root"]), "--lessons", "sleepyy"]) == 2
     assert "unknown lesson 'sleepyy'. Did you mean 'sleepy'?" in capsys.readouterr().err
+
+
+def test_one_program_run_by_two_rows_is_shown_once_with_each_rows_outcome(tiny):
+    """The duo program runs in alpha's venv twice, once per row, each with its own variables; the
+    page shows its code once and, under it, each row's output and time in a tab of its own."""
+    import nbformat
+    root = tiny["root"]
+    folder = next((root / "results").glob("*/smoke/tiny"))
+    for voice in ("whisper", "shout"):
+        record = result(root, "tiny", f"duo-{voice}")
+        assert record["status"] == "ok", record
+        assert record["label"] == f"Duo · {voice}"
+        notebook = nbformat.read(folder / f"duo-{voice}.ipynb", as_version=4)
+        printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+        assert f"voice: {voice}" in printed, "the row's own variables reached its kernel"
+    assert result(root, "tiny", "duo-whisper")["cache_key"] != result(root, "tiny", "duo-shout")["cache_key"]
+    html = page(root, "tiny")
+    assert html.count("TINY_VOICE") == 1, "the program's code is shown once"
+    assert "voice: whisper" in html and "voice: shout" in html
+    assert "This one program ran 2 times: whisper, shout." in html
+    assert 'data-sync-id="duo"' in html and 'data-sync-group="duo-row"' in html
+    assert 'data-sync-id="duo-shout"' in html
+    assert "Duo · whisper" in html and "Duo · shout" in html, "the results table has a row per run"
+    notebook_page = (root / "_build" / "html" / "_gen" / "notebooks" / "tiny" / "duo-shout.html").read_text()
+    assert "TINY_VOICE=shout" in notebook_page
