@@ -30,7 +30,8 @@ from .snippets import SnippetError, parse
 API_VERSION = 4                          # 4: operation counts; 3: the snippets' own train cells, inputs alone
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
-WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/equivalence.py")
+WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/equivalence.py",
+               "rosetta/step_runner.py")
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
 OPERATIONS_TOLERANCE = 0.01              # neutral operation count vs a framework's FLOP counter, relative
 # The facts an adapter may report from its framework's own FLOP counter (per sample, in GFLOP).

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from . import neutral
+from .step_runner import compile_cell
 
 
 def load_adapter(path: Path):
@@ -42,7 +43,7 @@ def prepared(job: dict, adapter, weights: dict, first_x) -> dict:
     """A fresh namespace: the snippet's steps before the timed one (and a note's change), then the
     neutral weights loaded into the model they built."""
     namespace = {"__name__": "__main__"}
-    exec(compile(job["code"], job["snippet"], "exec"), namespace)   # the reader's setup, data and model steps
+    exec(compile_cell(job["code"], f"{job['snippet']} [steps]"), namespace)   # the reader's setup, data, model
     adapter.load(namespace, weights, first_x)
     return namespace
 
@@ -65,7 +66,7 @@ def run(job_dir: Path) -> None:
         # The timed cell exactly as the reader sees it, from the same starting weights, in a fresh
         # namespace (a fresh optimizer): it must end where the adapter's steps ended.
         namespace = prepared(job, adapter, weights, data["forward_x"])
-        exec(compile(job["train_code"], job["snippet"], "exec"), namespace)
+        exec(compile_cell(job["train_code"], f"{job['snippet']} [timed step]"), namespace)
         out.update({f"cell/{name}": np.asarray(value) for name, value in adapter.read(namespace).items()})
     (job_dir / "facts.json").write_text(json.dumps(facts))
     out["seconds"] = np.array(time.perf_counter() - started)

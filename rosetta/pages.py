@@ -242,9 +242,16 @@ def metric_text(value, style: str) -> str:
     return cell_text(str(value))
 
 
-def random_weights(column_results: dict) -> bool:
-    return any("random" in r.get("provenance", {}).get("weights", "") for r in column_results.values()
-               if r["status"] == "ok")
+def random_weights(column_results: dict, labels: dict) -> str:
+    """The legend's word on weights: random for every row, for some (named: a framework without a
+    model zoo is random even where the others load pretrained weights), or nothing."""
+    ok = {name: r for name, r in column_results.items() if r["status"] == "ok"}
+    random = [name for name, r in ok.items() if "random" in r.get("provenance", {}).get("weights", "")]
+    if not random:
+        return ""
+    if len(random) == len(ok):
+        return ", **random weights**"
+    return ", **random weights** for " + ", ".join(labels.get(name, name) for name in random)
 
 
 PEAK_METRIC = {"metric": "peak_fraction", "label": "% of peak", "format": "percent1"}
@@ -269,7 +276,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
     for number, (machine, profile) in enumerate(columns, 1):
         tag = f"[{number}]"
         column_results = by_column.get((machine, profile), {})
-        weights = ", **random weights**" if random_weights(column_results) else ""
+        weights = random_weights(column_results, {fw.name: fw.label for fw in frameworks})
         repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
         runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
         peak = f", peak {peaks[machine]['gflops']:.0f} GFLOP/s" if operations and peaks.get(machine) else ""

@@ -14,10 +14,19 @@ measurement) and with a plain script, which separates kernel overhead from code 
 from __future__ import annotations
 
 import json
+import linecache
 import sys
 import time
 import traceback
 from pathlib import Path
+
+
+def compile_cell(code: str, filename: str):
+    """Compile code under a name of its own whose lines linecache knows, as IPython does for a cell:
+    tools that read a function's source (TensorFlow's AutoGraph in tf.function) find the right lines,
+    and tracebacks show them."""
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+    return compile(code, filename, "exec")
 
 
 def run(job_path: Path) -> int:
@@ -27,7 +36,7 @@ def run(job_path: Path) -> int:
     status = 0
     for step in job["steps"]:
         # Compiled before the clock starts, as a kernel compiles a cell before running it.
-        code = compile(step["code"], f"{job['snippet']} [{step['name']}]", "exec")
+        code = compile_cell(step["code"], f"{job['snippet']} [{step['name']}]")
         started = time.perf_counter()
         try:
             exec(code, namespace)
