@@ -1,37 +1,42 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: 'Rosetta: TensorFlow'
+#     display_name: 'Rosetta: Keras 3 · TensorFlow'
 #     language: python
 #     name: rosetta-tensorflow
 # ---
 
 # %% [markdown]
-# # CNN on CIFAR-10 with TensorFlow (Keras 3)
-# The same network as a `keras.Sequential` on the TensorFlow backend, trained with `fit`.
+# # CNN on CIFAR-10 with Keras 3
+# The same network as a `keras.Sequential`, trained with `fit`. One program for three backends:
+# `KERAS_BACKEND` (tensorflow, jax or torch) chooses which one runs it.
 
 # %% tags=["setup"]
+import importlib
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-up chatter out
 import keras
 import numpy as np
-import tensorflow as tf
 
 from rosetta import report, settings
 from rosetta.data import cifar10
 
 hp = settings("cnn_cifar10")
-keras.utils.set_random_seed(hp.seed)
-on_gpu = bool(tf.config.list_physical_devices("GPU"))
-# Layout: cuDNN is fastest channels-first; TensorFlow's own CPU kernels only run channels-last.
+keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the backend's generator
+backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
+# A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+# Layout: cuDNN is fastest channels first; on a CPU, channels last. TensorFlow's CPU kernels only run that
+# way, JAX's XLA compiles either, and Keras' PyTorch backend hands PyTorch's convolutions channels-last
+# tensors in its torch.channels_last memory format, which oneDNN's CPU kernels prefer.
 layout = "channels_first" if on_gpu else "channels_last"
 keras.config.set_image_data_format(layout)
-print(f"TensorFlow {tf.__version__}, Keras {keras.__version__} on {'GPU' if on_gpu else 'CPU'}, "
-      f"{layout}, profile {hp.profile}")
+print(f"Keras {keras.__version__} on {backend} {importlib.import_module(backend).__version__}, "
+      f"{'GPU' if on_gpu else 'CPU'}, {layout}, profile {hp.profile}")
 
 # %% tags=["data"]
-x_train, y_train, x_test, y_test = cifar10.load(hp, layout="NCHW" if on_gpu else "NHWC")
+x_train, y_train, x_test, y_test = cifar10.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
 # fit() would also train a last partial batch: keep full batches only, as the other tabs do.
 n_train = len(x_train) // hp.batch_size * hp.batch_size
 x_train, y_train = x_train[:n_train], y_train[:n_train]
@@ -66,13 +71,14 @@ model.compile(
 print(model.count_params(), "parameters")
 
 # %% tags=["train"]
-# fit() shuffles every epoch (its own generator) and compiles the training step into a graph (tf.function).
+# fit() shuffles every epoch (its own generator) and compiles its training step: a tf.function graph
+# (TensorFlow), jax.jit (JAX); PyTorch runs it eagerly unless compile(jit_compile=True) (torch.compile).
 history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=hp.shuffle, verbose=0)
 for epoch, loss in enumerate(history.history["loss"], 1):
     print(f"epoch {epoch}: mean loss {loss:.3f}")
 
 # %% tags=["infer"]
-# predict() runs the layers in inference mode: dropout off.
+# predict() runs the layers in inference mode (dropout off) and returns NumPy arrays on every backend.
 logits = model.predict(x_test, batch_size=hp.batch_size, verbose=0)
 accuracy = float(np.mean(logits.argmax(axis=1) == y_test))
 print(f"test accuracy {accuracy:.4f}")

@@ -1,31 +1,34 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: 'Rosetta: TensorFlow'
+#     display_name: 'Rosetta: Keras 3 · TensorFlow'
 #     language: python
 #     name: rosetta-tensorflow
 # ---
 
 # %% [markdown]
-# # GRU sentiment classifier on IMDB with TensorFlow (Keras 3)
-# The same classifier as a `keras.Sequential`, trained with `fit`.
+# # GRU sentiment classifier on IMDB with Keras 3
+# The same classifier as a `keras.Sequential`, trained with `fit`. One program for three backends:
+# `KERAS_BACKEND` (tensorflow, jax or torch) chooses which one runs it.
 
 # %% tags=["setup"]
+import importlib
 import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-up chatter out
 import keras
 import numpy as np
-import tensorflow as tf
 
 from rosetta import report, settings
 from rosetta.data import imdb
 
 hp = settings("gru_imdb")
-keras.utils.set_random_seed(hp.seed)
-on_gpu = bool(tf.config.list_physical_devices("GPU"))
-print(f"TensorFlow {tf.__version__}, Keras {keras.__version__} on {'GPU' if on_gpu else 'CPU'}, "
-      f"profile {hp.profile}")
+keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the backend's generator
+backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
+# A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+print(f"Keras {keras.__version__} on {backend} {importlib.import_module(backend).__version__}, "
+      f"{'GPU' if on_gpu else 'CPU'}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive
@@ -44,8 +47,7 @@ def uniform():   # one initializer per tensor: an unseeded instance used twice r
 model = keras.Sequential([                               # biases start at 0 (Keras' default)
     keras.Input(shape=(hp.max_length,), dtype="int32"),
     layers.Embedding(hp.vocabulary_size, hp.embedding_size, embeddings_initializer=uniform()),
-    # With its default settings, GRU runs cuDNN's fused kernel on a GPU; on a CPU a loop of cells.
-    # Its default reset_after=True is the convention of the other tabs (cuDNN's).
+    # Its default reset_after=True is the convention of the other tabs (cuDNN's), on every backend.
     layers.GRU(hp.hidden_size, kernel_initializer=uniform(), recurrent_initializer=uniform()),
     layers.Dense(2, kernel_initializer=uniform()),       # logits
 ])
@@ -55,7 +57,10 @@ model.compile(
                                     beta_2=hp.beta_2, epsilon=hp.epsilon),
     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
 )
-fused_kernel = "yes (cuDNN)" if on_gpu else "no (CPU: a loop of GRU cells)"
+# GRU's default use_cudnn="auto" takes cuDNN's fused kernel on a GPU with TensorFlow and PyTorch. Elsewhere
+# (a CPU; JAX, which has no fused GRU) it loops over the time steps: a while-loop in TensorFlow's graph,
+# a jax.lax.scan, or a Python loop of PyTorch calls.
+fused_kernel = "yes (cuDNN)" if on_gpu and backend != "jax" else "no (a loop over time steps)"
 print(model.count_params(), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]

@@ -1,35 +1,42 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: 'Rosetta: TensorFlow'
+#     display_name: 'Rosetta: Keras 3 · TensorFlow'
 #     language: python
 #     name: rosetta-tensorflow
 # ---
 
 # %% [markdown]
-# # ResNet-50 features with TensorFlow (Keras 3)
-# `keras.applications.ResNet50` without its classifier, global average pooling at the end.
+# # ResNet-50 features with Keras 3
+# `keras.applications.ResNet50` without its classifier, global average pooling at the end. One program
+# for three backends: `KERAS_BACKEND` (tensorflow, jax or torch) chooses which one runs it.
 
 # %% tags=["setup"]
+import importlib
 import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-up chatter out
 import keras
 import numpy as np
-import tensorflow as tf
 
 from rosetta import report, settings
 from rosetta.data import random_images
 
 hp = settings("resnet50_features")
-keras.utils.set_random_seed(hp.seed)
-on_gpu = bool(tf.config.list_physical_devices("GPU"))
-# keras.applications builds channels-last models; TensorFlow's CPU kernels only run that way.
-print(f"TensorFlow {tf.__version__}, Keras {keras.__version__} on {'GPU' if on_gpu else 'CPU'}, "
-      f"profile {hp.profile}, {hp.weights} weights")
+keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the backend's generator
+backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
+# A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+# Layout: cuDNN is fastest channels first; TensorFlow's CPU kernels only run channels last; JAX's XLA compiles
+# either (channels last ran faster on a CPU). Keras' PyTorch backend copies channels-last maps twice around
+# every convolution: on ResNet-50's large maps channels first, PyTorch's own, is faster on a CPU too.
+layout = "channels_first" if on_gpu or backend == "torch" else "channels_last"
+keras.config.set_image_data_format(layout)           # keras.applications builds its models in this layout
+print(f"Keras {keras.__version__} on {backend} {importlib.import_module(backend).__version__}, "
+      f"{'GPU' if on_gpu else 'CPU'}, {layout}, profile {hp.profile}, {hp.weights} weights")
 
 # %% tags=["data"]
-images = random_images.load(hp, layout="NHWC")           # channels last
+images = random_images.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
 batches = [images[i:i + hp.batch_size] for i in range(0, len(images), hp.batch_size)]
 print(len(batches), "batches of", batches[0].shape)
 
@@ -38,15 +45,15 @@ print(len(batches), "batches of", batches[0].shape)
 # weights="imagenet" downloads once into ~/.keras/models (offline: ROSETTA_WEIGHTS=random).
 model = keras.applications.ResNet50(weights="imagenet" if hp.weights == "pretrained" else None,
                                     include_top=False, pooling="avg",
-                                    input_shape=(hp.image_size, hp.image_size, 3))
-# predict_on_batch() runs the compiled inference function (training=False: batch-norm uses its
-# moving averages) on one batch. Warm-up: one batch of the timed shape, through the same call.
+                                    input_shape=images.shape[1:])
+# predict_on_batch() runs the inference function on one batch (training=False: batch-norm uses its moving
+# averages), compiled on TensorFlow and JAX. Warm-up: one batch of the timed shape, through the same call.
 warm = model.predict_on_batch(batches[0])
 print("features", warm.shape)
 
 # %% tags=["infer"]
-# One call per batch, as in the other tabs. model.predict(all_images) feeds them through a tf.data
-# pipeline instead, and on a 2-core CPU its first call after the warm-up sometimes took 1.9 times as long.
+# One call per batch, as in the other tabs. model.predict(images) would batch them itself; with TensorFlow
+# on a 2-core CPU its first call after the warm-up sometimes took 1.9 times as long.
 features = np.concatenate([model.predict_on_batch(batch) for batch in batches[1:]])   # numpy: synchronised
 print("features", features.shape)
 report(images=features.shape[0], feature_size=features.shape[1])

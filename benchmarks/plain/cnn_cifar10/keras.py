@@ -1,11 +1,11 @@
-"""Plain-script twin of snippets/cnn_cifar10/tensorflow.py: the same Keras CNN, its model.fit timed."""
+"""Plain-script twin of snippets/cnn_cifar10/keras.py: the same Keras CNN, its model.fit timed, on the
+backend KERAS_BACKEND names."""
 import json
 import os
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras
-import tensorflow as tf
 from keras import layers
 
 from rosetta import settings
@@ -13,10 +13,11 @@ from rosetta.data import cifar10
 
 hp = settings("cnn_cifar10")
 keras.utils.set_random_seed(hp.seed)
-on_gpu = bool(tf.config.list_physical_devices("GPU"))
-keras.config.set_image_data_format("channels_first" if on_gpu else "channels_last")
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+layout = "channels_first" if on_gpu else "channels_last"
+keras.config.set_image_data_format(layout)
 
-x_train, y_train, _, _ = cifar10.load(hp, layout="NCHW" if on_gpu else "NHWC")
+x_train, y_train, _, _ = cifar10.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
 n_train = len(x_train) // hp.batch_size * hp.batch_size     # full batches only
 x_train, y_train = x_train[:n_train], y_train[:n_train]
 

@@ -1,4 +1,5 @@
-"""Plain-script twin of snippets/resnet50_features/tensorflow.py: ResNet50 features, timed after a warm-up batch."""
+"""Plain-script twin of snippets/resnet50_features/keras.py: ResNet50 features, timed after a warm-up batch, on
+the backend KERAS_BACKEND names."""
 import json
 import os
 import time
@@ -12,13 +13,16 @@ from rosetta.data import random_images
 
 hp = settings("resnet50_features")
 keras.utils.set_random_seed(hp.seed)
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+layout = "channels_first" if on_gpu or keras.backend.backend() == "torch" else "channels_last"   # the snippet's choice
+keras.config.set_image_data_format(layout)
 
-images = random_images.load(hp, layout="NHWC")
+images = random_images.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
 batches = [images[i:i + hp.batch_size] for i in range(0, len(images), hp.batch_size)]
 
 model = keras.applications.ResNet50(weights="imagenet" if hp.weights == "pretrained" else None,
                                     include_top=False, pooling="avg",
-                                    input_shape=(hp.image_size, hp.image_size, 3))
+                                    input_shape=images.shape[1:])
 model.predict_on_batch(batches[0])                           # warm-up: the timed shape, the same call
 
 started = time.perf_counter()

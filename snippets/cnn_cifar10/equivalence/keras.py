@@ -1,7 +1,8 @@
 """Neutral CNN weights <-> the Keras snippet's Sequential model.
 
-Keras stores conv kernels (h, w, in, out) and dense kernels (in, out). On a CPU the snippet
-runs channels last, so its Flatten orders fc1's inputs (h, w, c) instead of (c, h, w).
+Keras stores conv kernels (h, w, in, out) and dense kernels (in, out) on every backend. Its Flatten
+orders fc1's inputs (h, w, c) instead of (c, h, w) in either layout: channels first, it transposes
+to channels last before flattening, so that the weights do not depend on the layout.
 """
 import keras
 import numpy as np
@@ -16,7 +17,7 @@ def _layers(model):
 
 
 def _channels_last():
-    return keras.config.image_data_format() == "channels_last"
+    return keras.config.image_data_format() == "channels_last"     # the snippet chose it in its setup
 
 
 def _fc1_rows(channels=100, height=8, width=8):
@@ -31,7 +32,7 @@ def load(ns, weights, x):
         kernel = weights[f"{name}.kernel"]
         if name.startswith("conv"):
             kernel = kernel.transpose(2, 3, 1, 0)                  # (out, in, h, w) -> (h, w, in, out)
-        elif name == "fc1" and _channels_last():
+        elif name == "fc1":
             kernel = kernel[_fc1_rows()]
         layer.set_weights([kernel, weights[f"{name}.bias"]])
 
@@ -39,10 +40,10 @@ def load(ns, weights, x):
 def read(ns):
     out = {}
     for name, layer in _layers(ns["model"]).items():
-        kernel, bias = (np.array(w) for w in layer.get_weights())
+        kernel, bias = layer.get_weights()                         # NumPy copies, on every backend
         if name.startswith("conv"):
             kernel = kernel.transpose(3, 2, 0, 1)
-        elif name == "fc1" and _channels_last():
+        elif name == "fc1":
             restored = np.empty_like(kernel)
             restored[_fc1_rows()] = kernel
             kernel = restored
@@ -55,9 +56,9 @@ def _images(x):
 
 
 def forward(ns, x):
-    return np.asarray(ns["model"](_images(x), training=False))
+    return keras.ops.convert_to_numpy(ns["model"](_images(x), training=False))
 
 
 def train_step(ns, x, y):
-    # fit() runs this same compiled step on every batch: the compiled loss, then the optimizer.
+    # fit() runs this same step on every batch (compiled where the backend compiles it).
     return ns["model"].train_on_batch(_images(x), y)

@@ -2,8 +2,9 @@
 
 Keras' GRU stores kernel (inputs, 3·hidden) and recurrent_kernel (hidden, 3·hidden) with the
 gates in the order z, r, n (neutral: r, z, n), and both biases in one (2, 3·hidden) tensor:
-row 0 for the input, row 1 for the recurrent product (reset_after=True).
+row 0 for the input, row 1 for the recurrent product (reset_after=True), on every backend.
 """
+import keras
 import numpy as np
 
 
@@ -31,19 +32,19 @@ def load(ns, weights, x):
 
 def read(ns):
     embedding, gru, dense = _layers(ns["model"])
-    kernel, recurrent, bias = (np.array(w) for w in gru.get_weights())
+    kernel, recurrent, bias = gru.get_weights()                   # NumPy copies, on every backend
     bias = _swap_rz(bias)
-    fc_kernel, fc_bias = (np.array(w) for w in dense.get_weights())
-    return {"embedding": np.array(embedding.get_weights()[0]),
+    fc_kernel, fc_bias = dense.get_weights()
+    return {"embedding": embedding.get_weights()[0],
             "gru.input_kernel": _swap_rz(kernel), "gru.recurrent_kernel": _swap_rz(recurrent),
             "gru.input_bias": bias[0].copy(), "gru.recurrent_bias": bias[1].copy(),
             "fc.kernel": fc_kernel, "fc.bias": fc_bias}
 
 
 def forward(ns, x):
-    return np.asarray(ns["model"](x, training=False))
+    return keras.ops.convert_to_numpy(ns["model"](x, training=False))
 
 
 def train_step(ns, x, y):
-    # fit() runs this same compiled step on every batch: the compiled loss, then the optimizer.
+    # fit() runs this same step on every batch (compiled where the backend compiles it).
     return ns["model"].train_on_batch(x, y)

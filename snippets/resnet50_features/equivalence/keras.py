@@ -1,8 +1,10 @@
 """Neutral ResNet-50 weights <-> the Keras snippet's keras.applications.ResNet50.
 
 Keras names the stages conv2..conv5 (neutral layer1..layer4), counts blocks from 1, calls the
-projection shortcut "_0_" and keeps conv kernels (h, w, in, out) with a bias (set to 0).
+projection shortcut "_0_" and keeps conv kernels (h, w, in, out) with a bias (set to 0), on every
+backend and in either image layout.
 """
+import keras
 import numpy as np
 
 
@@ -49,12 +51,14 @@ def load(ns, weights, x):
 def read(ns):
     model, out = ns["model"], {}
     for prefix, (conv, bn) in _names(ns["neutral_names"]).items():
-        out[f"{_conv_name(prefix)}.weight"] = np.array(model.get_layer(conv).get_weights()[0]).transpose(3, 2, 0, 1)
+        out[f"{_conv_name(prefix)}.weight"] = model.get_layer(conv).get_weights()[0].transpose(3, 2, 0, 1)
         b = _bn_name(prefix)
-        gamma, beta, mean, var = (np.array(w) for w in model.get_layer(bn).get_weights())
+        gamma, beta, mean, var = model.get_layer(bn).get_weights()
         out.update({f"{b}.weight": gamma, f"{b}.bias": beta, f"{b}.running_mean": mean, f"{b}.running_var": var})
     return out
 
 
 def forward(ns, x):
-    return np.asarray(ns["model"](x.transpose(0, 2, 3, 1), training=False))   # channels last
+    if keras.config.image_data_format() == "channels_last":
+        x = x.transpose(0, 2, 3, 1)                      # neutral images are (N, C, H, W)
+    return keras.ops.convert_to_numpy(ns["model"](x, training=False))
