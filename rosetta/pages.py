@@ -686,8 +686,6 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
                   + ("; the same files also run as " + ", ".join(
                       f"{{doc}}`{other.label} <{doc_link('frameworks/' + other.name)}>`" for other in siblings)
                      if siblings else "") + ".", ""]
-    if fw.install_notes:
-        lines += ["## Installing it", "", fw.install_notes.strip(), ""]
     if env is not None and env.ok:
         versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
                                              "python": env.fingerprint.get("python")})
@@ -696,6 +694,8 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
     else:
         reason = env.reason if env is not None else "not set up"
         lines += [f"```{{warning}}\nNot installed on this machine: {escape(reason)}\n```", ""]
+    if fw.install_notes:
+        lines += ["## Installing it", "", fw.install_notes.strip(), ""]
     lines += [*fairness, "## Notebooks", ""]
     docs = []
     for example in examples:

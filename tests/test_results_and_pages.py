@@ -175,3 +175,14 @@ def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkey
     assert "float32 256x256 product" in rate["how"]
     results.save_machine(project, "m", {"cpu": "x", "float32_matmul": rate})
     assert results.known_matmul_rate(project, "m") == rate
+
+
+def test_the_legend_names_the_rows_with_random_weights_unless_all_are():
+    def run(weights, status="ok"):
+        return {"status": status, "provenance": {"weights": weights}}
+    labels = {"jax": "JAX", "pytorch": "PyTorch"}
+    zoo = "pretrained (the model zoo's ImageNet weights)"
+    mixed = {"pytorch": run(zoo), "jax": run("random weights (seeded): Flax has no ImageNet model zoo")}
+    assert pages.random_weights(mixed, labels) == ", **random weights** for JAX"
+    assert pages.random_weights({"jax": mixed["jax"]}, labels) == ", **random weights**"
+    assert pages.random_weights({"pytorch": run(zoo), "jax": run("random", "failed")}, labels) == ""
