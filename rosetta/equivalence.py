@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from . import environments, neutral, results
-from .project import Example, Framework, Project
+from .project import Example, Framework, Project, script_in
 from .settings import settings
 from .snippets import SnippetError, parse
 
@@ -48,7 +48,7 @@ def has_checks(example: Example) -> bool:
 
 def adapter_path(example: Example, fw: Framework | str) -> Path:
     """A row's adapter: like its snippet, one per program (or one for the row alone)."""
-    return fw.script(spec_folder(example)) if isinstance(fw, Framework) else spec_folder(example) / f"{fw}.py"
+    return script_in(spec_folder(example), fw)
 
 
 def result_path(project: Project, machine: str, profile: str, example: str) -> Path:

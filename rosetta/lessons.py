@@ -23,7 +23,7 @@ import nbformat
 from . import results
 from .data.fetch import DataError
 from .execute import execute
-from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, gpu_visible
+from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, gpu_visible, script_in
 from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
@@ -57,8 +57,7 @@ class Lesson:
     data_module: str = ""      # the data set it reads, prepared (and checksummed) by the build
 
     def snippet_path(self, fw: Framework | str) -> Path:
-        """The script a row runs (see Framework.script), or the file of a program named by a string."""
-        return fw.script(self.folder) if isinstance(fw, Framework) else self.folder / f"{fw}.py"
+        return script_in(self.folder, fw)
 
     def frameworks(self, known: list[Framework]) -> list[Framework]:
         return [fw for fw in known if self.snippet_path(fw).exists()]

@@ -75,6 +75,12 @@ class Framework:
         return own if own.exists() else folder / f"{self.program}.py"
 
 
+def script_in(folder: Path, fw: Framework | str) -> Path:
+    """The script a row runs in a folder of per-framework scripts (see Framework.script), or the file
+    of a program named by a string."""
+    return fw.script(folder) if isinstance(fw, Framework) else folder / f"{fw}.py"
+
+
 @dataclass(frozen=True)
 class Example:
     name: str
@@ -96,8 +102,7 @@ class Example:
     failure_hints: dict = field(default_factory=dict)   # step -> what to try when it fails
 
     def snippet_path(self, fw: Framework | str) -> Path:
-        """The script a row runs (see Framework.script), or the file of a program named by a string."""
-        return fw.script(self.folder) if isinstance(fw, Framework) else self.folder / f"{fw}.py"
+        return script_in(self.folder, fw)
 
 
 @dataclass(frozen=True)
