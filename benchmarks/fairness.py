@@ -102,7 +102,7 @@ class Pair:
         self.work = project.build / "fairness" / example.name / fw.name   # jobs, logs, the last notebook
         self.env = {"ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
                     "ROSETTA_OVERRIDES": json.dumps(overrides), "PYTHONHASHSEED": "0", "TF_CPP_MIN_LOG_LEVEL": "2",
-                    **fw.variables}
+                    **environments.process_variables(project, fw)}
         for folder in (self.run_dir, self.work):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -339,6 +339,11 @@ def main(argv=None) -> int:
     for example in examples:
         example_overrides = {k: v for k, v in overrides.items() if k in known_settings(example, profile)}
         for fw in frameworks:
+            if not example.snippet_path(fw).exists():
+                continue                   # no such tab (the symbolic MXNet row has no ResNet-50)
+            if fw.language != "python":    # its variants are Python: the kernel's code as a script, a plain script
+                log(f"  {example.name}/{fw.name}: skipped, its snippet is {fw.language}: the harness times Python")
+                continue
             if not environments.is_current(project, fw):
                 log(f"  {example.name}/{fw.name}: skipped, {project.venvs / fw.environment} is missing or out of date "
                     "(make envs)")

@@ -17,7 +17,7 @@ import nbformat
 from . import environments, equivalence, lessons, pages, results
 from .data.fetch import DataError
 from .execute import execute
-from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, resolve_profile
+from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
 from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
 
@@ -65,7 +65,7 @@ def not_run(example: Example, fw: Framework, profile: str, machine: str, machine
     return {"api_version": results.API_VERSION, "example": example.name, "framework": fw.name,
             "label": fw.label, "api": fw.api, "machine": machine,
             "machine_label": results.machine_label(machine_info), "profile": profile,
-            "sizes": example.profiles.get(profile, {}), "status": status, "reason": reason,
+            "sizes": example.sizes(profile, fw.name), "status": status, "reason": reason,
             "error": None, "steps": {}, "metrics": {}, "runs": [], "notebook": None,
             "cache_key": None, "provenance": {"date": results.now()}}
 
@@ -78,14 +78,21 @@ def derived_metrics(example: Example, metrics: dict, steps: dict) -> dict:
     return {"throughput": samples / timed["median"], "seconds_per_1000": 1000 * timed["median"] / samples}
 
 
+def write_working_files(project: Project, fw: Framework, folder: Path) -> None:
+    """The files a row's kernel finds in its working folder (Deno's import map), placeholders expanded."""
+    for name, text in fw.working_files.items():
+        (folder / name).write_text(expand(text, environments.venv_folder(project, fw)))
+
+
 def run_one(project: Project, example: Example, fw: Framework, snippet, env, profile: str,
             machine: str, machine_info: dict, args, data_info: dict, key: str) -> dict:
     """Execute one snippet args.repeats times (one after another) and build its result."""
     out_dir = results.result_dir(project, machine, profile, example.name)
     run_dir = project.build / "run" / example.name      # kernel cwd: outside snippets/ (no shadowing)
     run_dir.mkdir(parents=True, exist_ok=True)
+    write_working_files(project, fw, run_dir)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-                  "PYTHONHASHSEED": "0", **fw.variables}
+                  "PYTHONHASHSEED": "0", **environments.process_variables(project, fw)}
     runs, execution = [], None
     for repeat in range(args.repeats):
         log(f"  run {repeat + 1}/{args.repeats} of {example.name}/{fw.name} ({profile})")
@@ -116,7 +123,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
             "framework_versions": results.key_packages(fw, {**packages, "python": env.fingerprint.get("python")}),
             "environment_sha256": env.fingerprint_hash,
             "machine": machine_info,
-            "profile": profile, "sizes": example.profiles.get(profile, {}),
+            "profile": profile, "sizes": example.sizes(profile, fw.name),
             "hyperparameters": example.hyperparameters,
             "data_source": execution.context.get("data_source", data_info.get("source", "")),
             "weights": execution.context.get("weights", example.weights),
@@ -166,8 +173,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             out[fw.name] = previous if (previous and fw.name not in selected) else \
                 not_run(example, fw, profile, machine, machine_info, "not-installed", reason)
             continue
-        key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats,
-                                hp.as_dict(), identity)
+        row_hp = settings(example.name, profile, snippets=project.snippets, row=fw.name).as_dict()
+        key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats, row_hp, identity)
         current = previous is not None and previous.get("cache_key") == key
         if fw.name not in selected or (current and not args.force):
             if previous is not None:
@@ -187,8 +194,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             if previous is None:      # a measurement on record is kept: with its data back, it is current again
                 results.save(project, out[fw.name])
             continue
-        key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats,
-                                hp.as_dict(), identity)
+        key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats, row_hp, identity)
         started = time.perf_counter()
         out[fw.name] = run_one(project, example, fw, snippet, env, profile, machine, machine_info, args,
                                data_info, key)

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .project import REPO_ROOT, Framework, Project
+from .project import REPO_ROOT, Framework, Project, expand
 
 MARKER = "rosetta-installed.json"
 LOCK_PYTHON = "3.11"          # the locks are universal (every platform), for this Python
@@ -75,7 +75,27 @@ def requirements_hash(fw: Framework) -> str:
     for path in (fw.requirements, lock_path(fw.requirements)):
         digest.update(file_hash(path).encode())
     digest.update(json.dumps([list(fw.install_first), fw.no_build_isolation]).encode())
+    if fw.npm:            # (only when there are some: the hashes of the Python environments stay as they were)
+        digest.update(json.dumps(list(fw.npm)).encode())
     return digest.hexdigest()
+
+
+def venv_folder(project: Project, fw: Framework) -> Path:
+    return (project.venvs / fw.environment).absolute()
+
+
+def process_variables(project: Project, fw: Framework) -> dict[str, str]:
+    """The environment variables of every process that runs this row's code (kernel, equivalence
+    worker, fairness harness, lessons): its name, for its own sizes, and its [variables], expanded."""
+    return {"ROSETTA_ROW": fw.name,
+            **{key: expand(value, venv_folder(project, fw)) for key, value in fw.variables.items()}}
+
+
+def kernel_argv(project: Project, fw: Framework) -> list[str]:
+    """The command of the row's kernel: its own (Deno's) where it names one, else this venv's ipykernel."""
+    if fw.kernel_argv:
+        return [expand(part, venv_folder(project, fw)) for part in fw.kernel_argv]
+    return [str(venv_python(project, fw)), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
 
 
 def venv_python(project: Project, fw: Framework) -> Path:
@@ -172,6 +192,8 @@ def _install(project: Project, fw: Framework, log) -> int:
         _run(uv("pip", "install", "--python", python, *fw.install_first), log, env)
     count = install_lock(python, lock_path(fw.requirements), log,
                          ("--no-build-isolation",) if fw.no_build_isolation else ())
+    if fw.npm:
+        count += _install_npm(project, fw, log)
     site = Path(subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True).stdout.strip())
@@ -181,13 +203,36 @@ def _install(project: Project, fw: Framework, log) -> int:
     return count
 
 
-def _python_of_kernel(spec: Path) -> str:
-    return json.loads(spec.read_text())["argv"][0]
+def _install_npm(project: Project, fw: Framework, log) -> int:
+    """npm packages (exact versions) into the environment's own Deno cache (DENO_DIR in its variables):
+    Deno, installed from PyPI by the lock, fetches them from the npm registry, once."""
+    deno = venv_folder(project, fw) / "bin" / "deno"
+    if not deno.exists():
+        raise RuntimeError(f"{fw.definition.name} lists npm packages but {fw.requirements.name} installs no deno")
+    _run([str(deno), "cache", *(f"npm:{spec}" for spec in fw.npm)], log,
+         {**os.environ, **process_variables(project, fw)})
+    return len(fw.npm)
+
+
+def npm_versions(fw: Framework) -> dict[str, str]:
+    """name -> version of the npm packages, from their exact specs ("convnetjs@0.3.0", "@scope/x@1.0")."""
+    return dict(spec.rsplit("@", 1) for spec in fw.npm)
+
+
+def _kernel_spec(project: Project, fw: Framework) -> Path:
+    return Path(sys.prefix) / "share" / "jupyter" / "kernels" / fw.kernel_name / "kernel.json"
 
 
 def _register_kernel(project: Project, fw: Framework, log) -> None:
-    _run([str(venv_python(project, fw)), "-m", "ipykernel", "install", "--prefix", sys.prefix,
-          "--name", fw.kernel_name, "--display-name", f"Rosetta: {fw.environment_label}"], log)
+    if not fw.kernel_argv:
+        _run([str(venv_python(project, fw)), "-m", "ipykernel", "install", "--prefix", sys.prefix,
+              "--name", fw.kernel_name, "--display-name", f"Rosetta: {fw.environment_label}"], log)
+        return
+    spec = _kernel_spec(project, fw)         # a kernel of its own: the spec ipykernel would write, by hand
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    spec.write_text(json.dumps({"argv": kernel_argv(project, fw), "display_name": f"Rosetta: {fw.environment_label}",
+                                "language": fw.language}, indent=1))
+    log.write(f"wrote {spec}\n")
 
 
 def is_current(project: Project, fw: Framework) -> bool:
@@ -203,6 +248,7 @@ def fingerprint(project: Project, fw: Framework) -> dict:
     listed = json.loads(out.stdout)
     found = {"requirements_sha256": requirements_hash(fw), "python": listed["python"],
              "packages": dict(sorted(listed["packages"].items()))}
+    found["packages"].update(npm_versions(fw))
     if fw.variables:      # rows sharing a venv differ here (KERAS_BACKEND): part of their results' keys
         found["variables"] = dict(sorted(fw.variables.items()))
     return found
@@ -229,8 +275,9 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
                 progress(f"{fw.name}: installing {lock.name} into {project.venvs / fw.environment} ...")
                 status.packages = _install(project, fw, log)
                 status.created, status.seconds = True, time.perf_counter() - started
-            spec = Path(sys.prefix) / "share" / "jupyter" / "kernels" / fw.kernel_name / "kernel.json"
-            if status.created or not spec.exists() or _python_of_kernel(spec) != str(venv_python(project, fw)):
+            spec = _kernel_spec(project, fw)
+            if status.created or not spec.exists() or \
+                    json.loads(spec.read_text())["argv"][0] != kernel_argv(project, fw)[0]:
                 _register_kernel(project, fw, log)
             status.fingerprint = fingerprint(project, fw)
         except (RuntimeError, OSError, subprocess.CalledProcessError, json.JSONDecodeError) as exc:

@@ -115,7 +115,7 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
     env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
            "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
            "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-           **fw.variables}
+           **environments.process_variables(project, fw)}
     if "weights" in spec.overrides:
         env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
     command = [str(environments.venv_python(project, fw)), "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import results
+from . import environments, results
 from .data.fetch import DataError
 from .execute import execute
 from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, gpu_visible, script_in
@@ -176,7 +176,7 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
-                  **fw.variables}
+                  **environments.process_variables(project, fw)}
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout)
     out = result_path(project, machine, profile, lesson.name, fw.name)
     out.parent.mkdir(parents=True, exist_ok=True)

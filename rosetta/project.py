@@ -56,6 +56,12 @@ class Framework:
     environment_label: str = ""      # the label of the row that owns the environment (kernel display name)
     variables: dict = field(default_factory=dict)
     install_notes: str = ""          # markdown for the framework page: what installing it here took
+    # A row in another language runs its own Jupyter kernel: `<row>.js` snippets, a kernel command
+    # (Deno's), and npm packages fetched into its environment. Defaults: Python and ipykernel.
+    language: str = "python"
+    kernel_argv: tuple[str, ...] = ()
+    npm: tuple[str, ...] = ()         # exact "name@version" specs
+    working_files: dict = field(default_factory=dict)   # file name -> text, written into the kernel's folder
 
     def __post_init__(self):
         object.__setattr__(self, "program", self.program or self.name)
@@ -68,11 +74,25 @@ class Framework:
     def kernel_name(self) -> str:
         return f"rosetta-{self.environment}"
 
+    @property
+    def suffix(self) -> str:
+        return SUFFIXES[self.language]
+
     def script(self, folder: Path) -> Path:
         """This row's script in a folder of per-framework scripts: `<row>.py` where the folder has one
         for this row alone (a lesson written for Keras on TensorFlow only), else `<program>.py`."""
-        own = folder / f"{self.name}.py"
-        return own if own.exists() else folder / f"{self.program}.py"
+        own = folder / f"{self.name}{self.suffix}"
+        return own if own.exists() else folder / f"{self.program}{self.suffix}"
+
+
+# The languages a row may be written in, and their snippets' file suffix (jupytext's percent format).
+SUFFIXES = {"python": ".py", "javascript": ".js"}
+
+
+def expand(text: str, venv: Path) -> str:
+    """A setting's placeholders: {venv} (the row's environment folder) and {repo} (this repository).
+    Other braces are left alone (Jupyter's {connection_file} in a kernel command)."""
+    return text.replace("{venv}", str(venv)).replace("{repo}", str(REPO_ROOT))
 
 
 def script_in(folder: Path, fw: Framework | str) -> Path:
@@ -100,6 +120,11 @@ class Example:
     samples_metric: str = "train_samples"   # reported count of samples the timed step processed
     table_metrics: tuple = ()               # the metric columns of the results table
     failure_hints: dict = field(default_factory=dict)   # step -> what to try when it fails
+    row_sizes: dict = field(default_factory=dict)       # row -> profile -> sizes that replace the profile's
+
+    def sizes(self, profile: str, row: str | None = None) -> dict:
+        """A profile's sizes, for one row: a row far slower than the others may run fewer samples."""
+        return {**self.profiles.get(profile, {}), **self.row_sizes.get(row, {}).get(profile, {})}
 
     def snippet_path(self, fw: Framework | str) -> Path:
         return script_in(self.folder, fw)
@@ -164,6 +189,10 @@ class Project:
                 environment_label=owner["label"],
                 variables={str(k): str(v) for k, v in meta.get("variables", {}).items()},
                 install_notes=meta.get("install_notes", ""),
+                language=check_name("language", owner.get("language", "python"), list(SUFFIXES)),
+                kernel_argv=tuple(owner.get("kernel_argv", ())),
+                npm=tuple(owner.get("npm", ())),
+                working_files=dict(owner.get("working_files", {})),
             ))
         return sorted(found, key=lambda fw: (fw.order, fw.name))
 
@@ -208,6 +237,8 @@ def load_example(folder: Path) -> Example:
         samples_metric=meta.get("samples_metric", "train_samples"),
         table_metrics=tuple(meta.get("table_metrics", DEFAULT_TABLE_METRICS)),
         failure_hints=dict(meta.get("failure_hints", {})),
+        row_sizes={row: {check_name("profile", name, PROFILES): dict(sizes) for name, sizes in by_profile.items()}
+                   for row, by_profile in meta.get("row_sizes", {}).items()},
     )
 
 

@@ -20,13 +20,15 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+from . import environments
 from .project import REPO_ROOT, Example, Framework, Project
 
 API_VERSION = 1
 # The package code every snippet runs; with the example's own data module, a change here
 # changes results (and only a change here, not in the build's own modules).
 SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/report.py", "rosetta/neutral.py",
-                     "rosetta/project.py", "rosetta/data/__init__.py", "rosetta/data/fetch.py")
+                     "rosetta/project.py", "rosetta/data/__init__.py", "rosetta/data/fetch.py",
+                     "rosetta/bridge.py", "rosetta/js/rosetta.ts")   # the JavaScript rows' side of the helper
 
 
 # benchmarks/fairness.py writes, and the framework pages read, benchmarks/fairness/<machine>-<profile>.json.
@@ -88,7 +90,8 @@ def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size
         try:
             done = subprocess.run([str(env.python), "-P", "-m", "rosetta.matmul_worker", str(code), str(size)],
                                   cwd=project.build, capture_output=True, text=True, timeout=600,
-                                  env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+                                  env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2",
+                                       **environments.process_variables(project, fw)})
             by[fw.name] = round(json.loads(done.stdout.strip().splitlines()[-1])["gflops"], 1)
         except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError):
             continue                        # that environment cannot say: the others still can
@@ -156,7 +159,8 @@ def code_hash(files: tuple[str, ...] | list[str], data_module: str = "") -> str:
     digest = hashlib.sha256()
     for entry in [*files, *([data_module.replace(".", "/") + ".py"] if data_module else [])]:
         path = REPO_ROOT / entry
-        digest.update(entry.encode() + (code_identity(path.read_text()).encode() if path.exists() else b""))
+        text = path.read_text() if path.exists() else ""
+        digest.update(entry.encode() + (code_identity(text) if entry.endswith(".py") and text else text).encode())
     return digest.hexdigest()
 
 

@@ -4,6 +4,9 @@ A snippet calls ``settings("cnn_cifar10")`` and gets the example's hyper-paramet
 with the sizes of the active profile (``ROSETTA_PROFILE``; the build sets it, and by hand
 it defaults to ``full`` on a GPU machine and ``cpu`` otherwise).
 
+A row far slower than the others (ConvNetJS, one image at a time in JavaScript) may have sizes of
+its own under ``[row_sizes.<row>.<profile>]``; ``ROSETTA_ROW`` names the row.
+
 ``ROSETTA_OVERRIDES`` (a JSON object) replaces settings that already exist, e.g. the
 equivalence checks set every dropout rate to 0. An unknown name is an error, not a no-op.
 """
@@ -58,13 +61,17 @@ def with_overrides(name: str, values: dict) -> dict:
     return values
 
 
-def settings(example: str, profile: str | None = None, snippets: Path | None = None) -> Settings:
+def settings(example: str, profile: str | None = None, snippets: Path | None = None,
+             row: str | None = None) -> Settings:
+    """`row` (default ROSETTA_ROW, which the build sets) picks the row's own sizes where the example
+    gives it some (`[row_sizes.<row>.<profile>]`)."""
     snippets = Path(snippets or os.environ.get("ROSETTA_SNIPPETS", REPO_ROOT / "snippets"))
     ex = load_example(snippets / example)
     profile = resolve_profile(profile or os.environ.get("ROSETTA_PROFILE"))
     if profile not in ex.profiles:
         raise KeyError(f"example {example!r} defines no {profile!r} profile")
-    values = with_overrides(example, {**ex.hyperparameters, **ex.profiles[profile]})
+    values = with_overrides(example, {**ex.hyperparameters,
+                                      **ex.sizes(profile, row or os.environ.get("ROSETTA_ROW"))})
     if "weights" in values:
         chosen = os.environ.get("ROSETTA_WEIGHTS") or values["weights"]
         values["weights"] = check_name("ROSETTA_WEIGHTS value", chosen, WEIGHTS_CHOICES)

@@ -10,7 +10,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from .project import Example, Framework
+from .project import SUFFIXES, Example, Framework
 
 
 class SnippetError(Exception):
@@ -38,7 +38,9 @@ class Snippet:
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    return jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent")
+    """A percent script in any language a row may be written in (`.py`, `.js`): jupytext knows each one's
+    comment marks."""
+    return jupytext.reads(path.read_text(encoding="utf-8"), fmt=f"{path.suffix.lstrip('.')}:percent")
 
 
 def parse(path: Path, example: Example) -> Snippet:
@@ -97,7 +99,7 @@ def check_alignment(example: Example, snippets: list[Snippet], frameworks: list[
             problems.append(f"{snippet.path}: kernelspec name is {kernel_name_of(snippet)!r}, "
                             f"expected {' or '.join(map(repr, expected))}")
     known = {fw.name for fw in frameworks} | {fw.program for fw in frameworks}
-    for path in sorted(example.folder.glob("*.py")):
+    for path in sorted(p for suffix in SUFFIXES.values() for p in example.folder.glob(f"*{suffix}")):
         if path.stem not in known:
             problems.append(f"{path}: no framework {path.stem!r} (known: {', '.join(sorted(known))})")
     return problems

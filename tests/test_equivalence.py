@@ -19,8 +19,11 @@ def test_every_example_has_a_spec_and_an_adapter_per_framework(project, name):
     example = project.example(name)
     spec = spec_of(project, name)
     assert len(set(spec.names())) == len(spec.names()) > 0
+    # Every Python tab; a JavaScript tab (ConvNetJS) would need a worker in its own language: it is
+    # "not compared", and its page says so.
     for fw in project.frameworks():
-        assert equivalence.adapter_path(example, fw).exists(), fw.name
+        if example.snippet_path(fw).exists() and fw.language == "python":
+            assert equivalence.adapter_path(example, fw).exists(), fw.name
     for note in spec.notes:
         assert set(note["frameworks"]) <= {fw.name for fw in project.frameworks()}
     # The overrides name existing settings (settings() would refuse the others).
