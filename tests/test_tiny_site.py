@@ -1,4 +1,5 @@
-"""A tiny real project: two small test frameworks, one raising snippet, one that times out, one
+"""A tiny real project: two small test frameworks, one raising snippet, one that times out, a
+JavaScript tab (Deno's kernel) that throws, one
 example whose data is missing until a test provides it, and one program (`duo`) that two rows run in
 alpha's environment with different environment variables, as Keras runs on three backends.
 
@@ -148,6 +149,48 @@ DUO_ROW = textwrap.dedent("""\
     """)
 
 
+# A row in another language: JavaScript in Deno's own Jupyter kernel (as ConvNetJS runs), from the
+# same pins as the real row; its settings come through the Python bridge, and its compute step throws.
+JS_REQUIREMENTS = (REPO_ROOT / "envs" / "convnetjs.txt").read_text()
+JS_ROW = textwrap.dedent("""\
+    label = "Delta"
+    api = "plain JavaScript"
+    order = 5
+    language = "javascript"
+    packages = ["deno"]
+    kernel_argv = ["{venv}/bin/deno", "jupyter", "--kernel", "--conn", "{connection_file}"]
+    working_files = {"deno.json" = '{"imports": {"rosetta": "{repo}/rosetta/js/rosetta.ts"}}'}
+    [variables]
+    DENO_DIR = "{venv}/deno"
+    NO_COLOR = "1"
+    ROSETTA_PYTHON_BRIDGE = "{venv}/bin/python"
+    """)
+JS_SNIPPET = textwrap.dedent("""\
+    // ---
+    // jupyter:
+    //   kernelspec:
+    //     display_name: delta
+    //     language: javascript
+    //     name: rosetta-delta
+    // ---
+
+    // %% [markdown]
+    // # Tiny sum with delta
+
+    // %% tags=["setup"]
+    import { report, settings } from "rosetta";
+    const hp = settings("tiny");
+    console.log("delta ready, profile", hp.profile, "n", hp.n);
+
+    // %% tags=["compute"]
+    const total = hp.n / 2;
+    throw new Error(`delta gives up at ${total}`);
+
+    // %% tags=["check"]
+    await report({ accuracy: 1.0, train_samples: hp.n });
+    """)
+
+
 def make_project(root: Path) -> Path:
     (root / "envs").mkdir(parents=True)
     for order, (fw, label) in enumerate([("alpha", "Alpha"), ("beta", "Beta")], 1):
@@ -155,6 +198,8 @@ def make_project(root: Path) -> Path:
         (root / "envs" / f"{fw}.txt").write_text(IPYKERNEL + "\n")
     for order, voice in enumerate(["whisper", "shout"], 3):     # no requirements of their own: alpha's venv
         (root / "envs" / f"duo-{voice}.toml").write_text(DUO_ROW.format(voice=voice, order=order))
+    (root / "envs" / "delta.toml").write_text(JS_ROW)
+    (root / "envs" / "delta.txt").write_text(JS_REQUIREMENTS)
     examples = {"tiny": ("Tiny sums", "synthetic"), "slow": ("A slow one", "synthetic"),
                 "withdata": ("Tiny data", "real")}
     for name, (title, smoke_data) in examples.items():
@@ -168,6 +213,7 @@ def make_project(root: Path) -> Path:
                                                                        compute="total = 1 / 0"))
     (root / "snippets" / "tiny" / "duo.py").write_text(snippet.format(
         fw="alpha", example="tiny", compute="import os\nprint('voice:', os.environ['TINY_VOICE'])"))
+    (root / "snippets" / "tiny" / "delta.js").write_text(JS_SNIPPET)
     (root / "snippets" / "slow" / "alpha.py").write_text(snippet.format(fw="alpha", example="slow",
                                                                         compute="import time\ntime.sleep(60)"))
     (root / "snippets" / "withdata" / "alpha.py").write_text(snippet.format(fw="alpha", example="withdata",
@@ -276,7 +322,7 @@ def test_nothing_changed_means_nothing_executes(tiny):
     before = result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]
     code, out = run(root)
     assert code == 0
-    assert "run 1/1" not in out and out.count("up to date") == 5 + 2   # five snippet runs, two lesson scripts
+    assert "run 1/1" not in out and out.count("up to date") == 6 + 2   # six snippet runs, two lesson scripts
     assert "sleepy/alpha: up to date" in out and "sleepy/alpha: ok" not in out
     assert (result(root, "tiny", "alpha")["provenance"]["date"], result(root, "tiny", "beta")["cache_key"]) == before
 
@@ -293,7 +339,7 @@ def test_editing_one_snippet_reexecutes_only_it(tiny):
         assert "run 1/1 of tiny/beta" in out and "run 1/1 of tiny/alpha" not in out
         assert result(root, "tiny", "beta")["status"] == "ok"
         html = page(root, "tiny")
-        assert "This step failed" not in html and "42" in html
+        assert "This step failed: ZeroDivisionError" not in html and "42" in html
     finally:
         path.write_text(original)
 
@@ -445,3 +491,22 @@ def test_one_program_run_by_two_rows_is_shown_once_with_each_rows_outcome(tiny):
     assert "Duo · whisper" in html and "Duo · shout" in html, "the results table has a row per run"
     notebook_page = (root / "_build" / "html" / "_gen" / "notebooks" / "tiny" / "duo-shout.html").read_text()
     assert "TINY_VOICE=shout" in notebook_page
+
+
+def test_a_javascript_tab_runs_in_its_own_kernel_and_fails_like_any_other(tiny):
+    """Deno's Jupyter kernel ran the setup step (its settings came through the Python bridge) and the
+    compute step threw: the result, the table and the tab say "failed" and link the traceback, and
+    the code is shown as JavaScript."""
+    import nbformat
+    root = tiny["root"]
+    delta = result(root, "tiny", "delta")
+    assert delta["status"] == "failed" and delta["error"]["step"] == "compute", delta
+    assert "delta gives up at 500" in delta["error"]["evalue"]
+    assert "setup" in delta["steps"] and "check" not in delta["steps"]
+    notebook = nbformat.read(next((root / "results").glob("*/smoke/tiny")) / "delta.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    assert "delta ready, profile smoke n 1000" in printed, "settings() reached the kernel through the bridge"
+    html = page(root, "tiny")
+    assert "This step failed: Error" in html and "traceback-tiny-delta" in html
+    assert "highlight-javascript" in html, "the tab shows JavaScript as JavaScript"
+    assert list((root / "_build" / "html" / "_downloads").rglob("delta.js")), "the script is downloadable"
