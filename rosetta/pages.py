@@ -176,11 +176,11 @@ def step_tab(example: Example, group: TabGroup, step: str, current: dict, notebo
         code_step = executed_steps(example, result, notebook).get(step) or snippet_steps.get(step)
         if code_step is None:
             return "```{warning}\nThis framework has no such step.\n```"
-        return "\n\n".join([fence(code_step.code, "python"), *step_outcome(example, fw, step, result, notebook)])
+        return "\n\n".join([fence(code_step.code, fw.language), *step_outcome(example, fw, step, result, notebook)])
     if step not in snippet_steps:
         return "```{warning}\nThis program has no such step.\n```"
     names = ", ".join(fw.backend for fw in group.rows)
-    lines = [fence(snippet_steps[step].code, "python"), "",
+    lines = [fence(snippet_steps[step].code, group.rows[0].language), "",
              f"<p class=\"rosetta-ran-by\">This one program ran {len(group.rows)} times: {names}.</p>", "",
              ":::::{tab-set}", f":sync-group: {group.sync}-row", ""]
     for fw in group.rows:
@@ -265,6 +265,16 @@ def peak_fraction(result: dict, operations: float | None, peak: dict | None) -> 
     return throughput * operations / (peak["gflops"] * 1e9)
 
 
+def own_sizes(example: Example, profile: str, column_results: dict, frameworks: list[Framework]) -> str:
+    """"; ConvNetJS: 640 train images..." for the rows that ran sizes of their own (as their results
+    record): their throughput compares with the others', their time and accuracy do not."""
+    profile_sizes = example.profiles.get(profile, {})
+    own = [f"{fw.label}: {sizes_text(column_results[fw.name]['sizes'])}" for fw in frameworks
+           if fw.name in column_results and column_results[fw.name].get("sizes", profile_sizes) != profile_sizes]
+    return ("; sizes of its own (too slow for the profile's: compare its throughput, not its time or accuracy): "
+            + "; ".join(own)) if own else ""
+
+
 def results_table(example: Example, frameworks: list[Framework], columns: list[tuple[str, str]],
                   by_column: dict, machine_labels: dict, peaks: dict | None = None,
                   operations: float | None = None) -> str:
@@ -280,8 +290,9 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
         repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
         runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
         peak = f", peak {peaks[machine]['gflops']:.0f} GFLOP/s" if operations and peaks.get(machine) else ""
-        legend.append(f"{tag} {machine_labels.get(machine, machine)}, profile `{profile}` "
-                      f"({sizes_text(example.profiles.get(profile, {}))}){weights}{runs}{peak}")
+        sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, column_results, frameworks)
+        legend.append(f"{tag} {machine_labels.get(machine, machine)}, profile `{profile}` ({sizes})"
+                      f"{weights}{runs}{peak}")
         header.append(f"{example.timed_step} s {tag}")
         header += [f"{m['label']} {tag}" for m in metrics]
     reference = example.reference
@@ -340,7 +351,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     ok = [r for r in current.values() if r["status"] == "ok"]
     data_sources = sorted({r["provenance"].get("data_source", "") for r in ok} - {""})
     weights = "; ".join(sorted({r["provenance"].get("weights", "") for r in ok} - {""})) or example.weights
-    sizes = sizes_text(example.profiles.get(profile, {}))
+    sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, current, frameworks)
     lines = [f"({example.name})=", f"# {example.title}", "", intro, "",
              "```{admonition} This build", ":class: note",
              f"Measured on **{results.machine_label(machine_info)}**, profile **{profile}** ({sizes}). "
@@ -595,7 +606,8 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
     notebook = copy.deepcopy(executed) if executed is not None else read_notebook(source)
     relative = notebook_doc(example.name, fw.name)
     name = fw.name
-    info = [f"Downloads: {{download}}`{name}.py <{name}.py>` (the snippet, a jupytext script) · "
+    script = f"{name}{source.suffix}"
+    info = [f"Downloads: {{download}}`{script} <{script}>` (the snippet, a jupytext script) · "
             f"{{download}}`{name}.ipynb <{name}.ipynb>` (this notebook, executed)."]
     if fw.variables:
         info.append(f"The program `{source.name}` run with " + ", ".join(f"`{k}={v}`" for k, v in fw.variables.items())
@@ -625,7 +637,7 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
         position = 1
     notebook.cells.insert(position, header)
     writer.write(f"{relative}.ipynb", nbformat.writes(notebook))
-    writer.write(f"{relative}.py", source.read_bytes())
+    writer.write(f"{relative}{source.suffix}", source.read_bytes())
 
 
 def fairness_entries(project: Project) -> list[dict]:
@@ -675,8 +687,101 @@ def fairness_section(project: Project, fw: Framework, examples: list[Example], e
     return lines + [""]
 
 
+def history_section(project: Project, fw: Framework, examples: list[Example], current: dict) -> list[str]:
+    """The original study's K80 and P100 figures for this row beside this build's, in one unit per benchmark:
+    a rate (samples/s, s per 1,000 images), since this build's profile does not run the original's amounts.
+    Where the original had no figure for the row, its nearest rows there (docs/systems.toml)."""
+    from . import guide  # it builds on this module's helpers
+    lines = ["## Beside the original study", ""]
+    written = [ex for ex in examples if ex.snippet_path(fw).exists()]
+    own = [ex for ex in written if guide.has_figure(ex.reference.get(fw.name))]
+    missing = [ex for ex in written if ex not in own]
+    try:
+        system = guide.system_of_row(guide.load_systems(project), fw.name) \
+            if guide.systems_file(project).exists() else None
+    except guide.SystemsError:
+        system = None          # the guide page shows what to fix
+    guide_link = f"{{doc}}`{system.name} in the guide <{guide.guide_doc(system)}>`" if system else ""
+    own_labels = {guide.label_of(ex, fw.name) for ex in own}
+    nearest = [label for label in ([*system.original, *system.nearest] if system else []) if label not in own_labels]
+    if own:
+        ran = [r for ex in own if (r := current.get(ex.name, {}).get(fw.name)) and r["status"] == "ok"]
+        where = f"profile `{ran[0]['profile']}` on {ran[0].get('machine_label') or ran[0]['machine']}" if ran \
+            else "a shorter profile"
+        figures, how = [], []
+        for ex in own:
+            compare, label = ex.reference.get("compare", {}), history_metric(ex)["label"]
+            figures.append(f"{ex.short_title}: {compare.get('figure', ex.reference.get('caption', ''))}")
+            how.append(f"{ex.short_title} in {label} (the {compare['samples']:,} samples of the original's run "
+                       "divided by its seconds)" if compare.get("samples")
+                       else f"{ex.short_title} in {label}, the original's own unit")
+        lines += ["The original timed whole runs on its GPUs (" + "; ".join(figures) + f"); this build ran {where}, "
+                  "with far fewer samples, so both sides are compared as rates, which do not depend on how many "
+                  "samples ran: " + "; ".join(how) + ". Hardware and versions still differ: read the ratio, "
+                  "not the difference.", ""]
+        columns = max((guide.column_names(ex) for ex in own), key=len)
+        lines += ["| benchmark | compared as | " + " | ".join(f"original, {c}" for c in columns)
+                  + " | this build |", "|---|---|" + "---|" * len(columns) + "---|"]
+        lines += [history_row(ex, fw, current.get(ex.name, {}).get(fw.name), len(columns)) for ex in own]
+        lines.append("")
+        for ex in own:
+            accuracy = ex.reference.get("accuracy", {}).get(fw.name)
+            result = current.get(ex.name, {}).get(fw.name) or {}
+            mine = result.get("metrics", {}).get("accuracy") if result.get("status") == "ok" else None
+            if accuracy is not None:
+                lines += [f"{ex.short_title}: the original reported {accuracy:.1%} test accuracy after its full run"
+                          + (f"; this build {mine:.1%} after profile `{result['profile']}`'s much shorter training."
+                             if mine is not None else "."), ""]
+        if not missing:
+            return lines
+        lines.append(f"The original had no {fw.label} figure for " + ", ".join(ex.short_title for ex in missing) + ".")
+    else:
+        lines.append(f"The original study had no {fw.label} row.")
+    table = guide.figure_table(nearest, missing)
+    if table:
+        lines[-1] += f" Its nearest rows there, from {guide_link} (figures as the original published them):"
+        lines += ["", *table]
+    elif system and not own:
+        lines[-1] += f" Nor any row near it (see {guide_link})."
+    return lines + [""]
+
+
+def history_metric(example: Example) -> dict:
+    """This build's metric that the original's figures are compared with, as the results table shows it."""
+    metric = example.reference.get("compare", {}).get("metric", "throughput")
+    return next((m for m in example.table_metrics if m["metric"] == metric),
+                {"metric": metric, "label": metric.replace("_", " "), "format": "float2"})
+
+
+def history_row(example: Example, fw: Framework, result: dict | None, width: int) -> str:
+    """One benchmark: the original's figures as this build's metric (its seconds in brackets), then this build's."""
+    compare, metric = example.reference.get("compare", {}), history_metric(example)
+    style, samples = metric.get("format", "float2"), compare.get("samples")
+    figures = list(example.reference.get(fw.name, []))
+    cells = []
+    for value in figures + ["–"] * (width - len(figures)):
+        if not isinstance(value, int | float):
+            cells.append("–")
+        else:
+            cells.append(f"{metric_text(samples / value, style)} ({value:g} s)" if samples else f"{value:g}")
+    if result is None:
+        mine = "not run"
+    elif result["status"] != "ok":
+        mine = STATUS_TEXT.get(result["status"], result["status"])
+    else:
+        timed = result["steps"].get(example.timed_step)
+        count = result["metrics"].get(example.samples_metric)
+        mine = metric_text(result["metrics"].get(metric["metric"]), style)
+        if timed and count:
+            mine += f" ({count:,} {example.throughput_unit.split('/')[0]} in {seconds(timed['median'])} s)"
+    stale = " (stale)" if result and result.get("stale") else ""
+    lower = " (lower is better)" if metric["metric"].startswith("seconds") else ""
+    return f"| {example.short_title} | {example.timed_step}, {metric['label']}{lower} | " + " | ".join(cells) \
+        + f" | {mine}{stale} |"
+
+
 def framework_page(fw: Framework, examples: list[Example], current: dict, env, writer: Writer,
-                   fairness: list[str] = (), frameworks: list[Framework] = ()) -> None:
+                   fairness: list[str] = (), frameworks: list[Framework] = (), history: list[str] = ()) -> None:
     lines = [f"({fw.name})=", f"# {fw.label}", "", f"API used in the tabs: {fw.api}.", ""]
     siblings = [other for other in frameworks if other.program == fw.program and other.name != fw.name]
     if fw.variables or siblings:
@@ -696,7 +801,7 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
         lines += [f"```{{warning}}\nNot installed on this machine: {escape(reason)}\n```", ""]
     if fw.install_notes:
         lines += ["## Installing it", "", fw.install_notes.strip(), ""]
-    lines += [*fairness, "## Notebooks", ""]
+    lines += [*history, *fairness, "## Notebooks", ""]
     docs = []
     for example in examples:
         if not example.snippet_path(fw).exists() or example.name not in current:
@@ -768,11 +873,14 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
     fairness = fairness_entries(project)
     for fw in frameworks:
         framework_page(fw, examples, all_results, envs.get(fw.name), writer,
-                       fairness_section(project, fw, examples, fairness), frameworks)
+                       fairness_section(project, fw, examples, fairness), frameworks,
+                       history_section(project, fw, examples, all_results))
     index_pages(examples, frameworks, all_results, writer)
     environments_page(frameworks, envs, machine_info, writer)
     lesson_pages.write(project, lessons.lessons, frameworks, lessons.results, lessons.problems, machine, machine_info,
                        profile, writer)
+    from . import guide  # (guide builds on this module's helpers)
+    guide.write(project, all_results, frameworks, writer)
     return writer.finish()
 
 
