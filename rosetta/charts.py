@@ -29,19 +29,24 @@ def timing_chart(example: Example, frameworks: list[Framework], current: dict) -
         result = current.get(fw.name)
         if result and result["status"] == "ok" and example.timed_step in result["steps"]:
             summary = result["steps"][example.timed_step]
-            rows.append((fw.label, summary, result["metrics"].get("accuracy")))
+            # A row that ran sizes of its own (ConvNetJS): its bar says how many samples it timed.
+            own = result.get("sizes", {}) != example.profiles.get(result.get("profile"), result.get("sizes", {}))
+            samples = result["metrics"].get(example.samples_metric)
+            unit = example.throughput_unit.split("/")[0]
+            rows.append((fw.label, summary, result["metrics"].get("accuracy"),
+                         f"\n own sizes: {samples:,} {unit}" if own and samples else ""))
     if not rows:
         return None
     figure, axes = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.2), dpi=110)
-    labels = [label for label, _, _ in rows][::-1]
-    medians = [summary["median"] for _, summary, _ in rows][::-1]
-    errors = [[s["median"] - s["min"] for _, s, _ in rows][::-1], [s["max"] - s["median"] for _, s, _ in rows][::-1]]
-    bars = axes.barh(labels, medians, xerr=errors, color="#4c72b0")
-    for bar, (_, _, accuracy) in zip(bars, rows[::-1]):
-        note = f" {bar.get_width():.1f} s" + (f", accuracy {accuracy:.1%}" if accuracy is not None else "")
+    labels = [label for label, *_ in rows][::-1]
+    medians = [summary["median"] for _, summary, *_ in rows][::-1]
+    errors = [[s["median"] - s["min"] for _, s, *_ in rows][::-1], [s["max"] - s["median"] for _, s, *_ in rows][::-1]]
+    bars = axes.barh(labels, medians, xerr=errors, color=["#a6b8d8" if own else "#4c72b0" for *_, own in rows[::-1]])
+    for bar, (_, _, accuracy, own) in zip(bars, rows[::-1]):
+        note = f" {bar.get_width():.1f} s" + (f", accuracy {accuracy:.1%}" if accuracy is not None else "") + own
         axes.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, note, va="center", fontsize=9)
     axes.set_xlabel(f"{example.timed_step} time, seconds (median; whiskers: min–max)")
-    axes.set_xlim(0, max(medians) * 1.6)
+    axes.set_xlim(0, max(medians) * (1.9 if any(own for *_, own in rows) else 1.6))   # room for the notes
     axes.spines[["top", "right"]].set_visible(False)
     return png(figure)
 
