@@ -8,9 +8,18 @@ PROFILE ?=
 REPEATS ?= 1
 BUILD_ARGS ?=
 
-.PHONY: html test test-fast envs lock clean
+.PHONY: html measure publish test test-fast envs lock clean
 html: $(VENV)/.installed
 	$(PY) build_docs.py $(if $(PROFILE),--profile $(PROFILE)) --repeats $(REPEATS) $(BUILD_ARGS)
+
+# Measure here: set up, execute, write results/<machine>/ (no pages). Publish there: build the site from
+# results folders measured elsewhere (RESULTS="a b"), executing nothing and creating no environment.
+measure: $(VENV)/.installed
+	$(PY) build_docs.py --measure-only $(if $(PROFILE),--profile $(PROFILE)) --repeats $(REPEATS) $(BUILD_ARGS)
+
+RESULTS ?= results
+publish: $(VENV)/.installed
+	$(PY) build_docs.py $(foreach folder,$(RESULTS),--from-results $(folder)) $(if $(PROFILE),--profile $(PROFILE)) $(BUILD_ARGS)
 
 envs: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only

@@ -137,7 +137,7 @@ def json_lines(text: str) -> list[dict]:
 
 def run_kernel(pair: Pair) -> dict:
     execution = execute(parse(pair.snippet_path, pair.example), pair.fw.kernel_name, pair.env, pair.run_dir,
-                        pair.timeout)
+                        pair.timeout, pair.fw.kernel_transport)
     nbformat.write(execution.notebook, pair.work / "kernel.ipynb")
     if execution.status != "ok":
         error = execution.error

@@ -10,6 +10,7 @@ import importlib
 import os
 import sys
 import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -38,6 +39,11 @@ def parse_args(argv):
     parser.add_argument("--lock", action="store_true",
                         help="resolve every envs/*.txt into its .lock again (newest matching releases), then stop")
     parser.add_argument("--no-sphinx", action="store_true", help="stop after writing the pages")
+    parser.add_argument("--measure-only", action="store_true",
+                        help="set up, execute and write the results folder; no pages, no Sphinx (make measure)")
+    parser.add_argument("--from-results", type=Path, action="append", metavar="DIR",
+                        help="build the site from results measured elsewhere (a results folder; repeat for "
+                             "several machines), executing nothing (make publish)")
     parser.add_argument("--no-equivalence", action="store_true",
                         help="skip the cross-framework equivalence checks (pages keep the last ones)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)
@@ -96,7 +102,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
     runs, execution = [], None
     for repeat in range(args.repeats):
         log(f"  run {repeat + 1}/{args.repeats} of {example.name}/{fw.name} ({profile})")
-        execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, args.timeout)
+        execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, args.timeout, fw.kernel_transport)
         runs.append({"steps": execution.step_seconds, "metrics": execution.metrics,
                      "wall_seconds": round(execution.wall_seconds, 3), "status": execution.status})
         if execution.status != "ok":
@@ -114,6 +120,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
     if execution.status == "ok":
         metrics.update(derived_metrics(example, metrics, steps))
     packages = env.fingerprint.get("packages", {})
+    repository = results.repository_commit()
     result = not_run(example, fw, profile, machine, machine_info, execution.status, "")
     result.update({
         "error": execution.error, "steps": steps, "metrics": metrics, "runs": runs,
@@ -130,6 +137,8 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
             "seed": example.hyperparameters.get("seed"),
             "repeats": len(ok_runs),
             "snippet": results.snippet_commit(example.snippet_path(fw)),
+            "code": results.example_code(example, fw),
+            "repository": repository,
             "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
         },
     })
@@ -233,11 +242,146 @@ def lock_all(project: Project) -> int:
     return 1 if failed else 0
 
 
+def set_up(project: Project, all_frameworks: list[Framework], selected: set[str]) -> dict:
+    log(f"environments ({project.venvs}):")
+    envs = {}
+    for fw in all_frameworks:
+        env = envs[fw.name] = environments.ensure(project, fw, create=fw.name in selected,
+                                                  progress=lambda line: log(f"  {line}"))
+        state = (f"created in {env.seconds:.1f} s ({env.packages} packages)" if env.created else
+                 f"existing Python {env.existing_python}" if env.existing_python else "ready") \
+            if env.ok else f"NOT INSTALLED: {env.reason}"
+        if fw.name in selected or env.ok:
+            log(f"  {fw.name}: {state}")
+    return envs
+
+
+@dataclass
+class Measured:
+    """What the measuring stages hand to the pages: results, equivalence checks and lesson results."""
+    results: dict = field(default_factory=dict)
+    checked: dict = field(default_factory=dict)
+    equivalence_errors: list = field(default_factory=list)
+    lessons: dict = field(default_factory=dict)
+
+
+def measure(project: Project, all_examples: list[Example], examples: list[Example], all_frameworks: list[Framework],
+            selected: set[str], envs: dict, all_lessons: list, lesson_problems: list, chosen_lessons: set[str],
+            profile: str, machine: str, machine_info: dict, args) -> Measured:
+    """Each example, its equivalence checks, then the lessons: measured where selected and stale, else
+    the results on record (with nothing selected, as a publishing build does, nothing runs)."""
+    out = Measured()
+    for example in all_examples:
+        if profile not in example.profiles:
+            log(f"{example.name}: no {profile!r} profile, skipped")
+            continue
+        log(f"{example.name}:")
+        chosen = selected if example.name in {ex.name for ex in examples} else set()
+        out.results[example.name] = build_example(project, example, all_frameworks, chosen, envs,
+                                                  profile, machine, machine_info, args)
+        if chosen and not args.no_equivalence:
+            try:
+                out.checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
+                                                              machine, machine_info, force=args.force, log=log)
+            except Exception as exc:   # a broken spec must not cost the other examples their pages
+                log(f"  equivalence: could not run: {type(exc).__name__}: {exc}")
+                out.equivalence_errors.append(
+                    f"{example.name}: equivalence could not run: {type(exc).__name__}: {exc}")
+                out.checked[example.name] = None
+        else:
+            out.checked[example.name] = equivalence.previous(project, example, profile, machine, all_frameworks,
+                                                             envs) if equivalence.has_checks(example) else None
+    # Lessons after the benchmarks, one script at a time like them.
+    for problem in lesson_problems:
+        log(f"lesson: {problem}")
+    for lesson in all_lessons:
+        if profile not in lesson.profiles:
+            log(f"lesson {lesson.name}: no {profile!r} profile, skipped")
+            continue
+        log(f"lesson {lesson.name}:")
+        out.lessons[lesson.name] = lessons.build_lesson(
+            project, lesson, all_frameworks, selected if lesson.name in chosen_lessons else set(), envs,
+            profile, machine, machine_info, args.timeout, args.force, log)
+    return out
+
+
+def failure_lines(measured: Measured, all_examples: list[Example], selected: set[str],
+                  chosen_lessons: set[str]) -> tuple[dict, list[str]]:
+    """One line per distinct problem (a missing data set stops every tab of its example alike), and the
+    equivalence problems."""
+    examples_by_name = {ex.name: ex for ex in all_examples}
+    failures: dict[tuple[str, str, str], list[str]] = {}
+    for ex, per_fw in measured.results.items():
+        for fw, r in per_fw.items():
+            if r["status"] in BAD_STATUSES and fw in selected:
+                reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
+                hint = examples_by_name[ex].failure_hints.get((r.get("error") or {}).get("step", ""), "")
+                failures.setdefault((ex, r["status"], f"{reason} {hint}".strip()), []).append(fw)
+    for name, per_fw in measured.lessons.items():
+        for fw, r in per_fw.items():
+            if r["status"] in BAD_STATUSES and fw in selected and name in chosen_lessons:
+                reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
+                failures.setdefault((f"lesson {name}", r["status"], reason), []).append(fw)
+    mismatches = measured.equivalence_errors + [f"{ex}: {failure}" for ex, result in measured.checked.items()
+                                                if result for failure in result["failures"]]
+    return failures, mismatches
+
+
+def find_published(folders: list[Path], profile: str | None) -> tuple[list[tuple[Path, str, str]], list[str]]:
+    """(folder, machine, profile) of every machine in the given results folders, and one line per
+    folder or machine that cannot be read (the others still build)."""
+    found, problems = [], []
+    for root in folders:
+        if not root.is_dir():
+            problems.append(f"{root}: not a folder")
+            continue
+        machines = sorted(d.name for d in root.iterdir() if d.is_dir())
+        if not machines:
+            problems.append(f"{root}: no machine folder in it (expected <machine>/machine.json, written by "
+                            "`make measure`)")
+        for machine in machines:
+            try:
+                results.load_machine(root, machine)
+            except results.ResultFileError as exc:
+                problems.append(str(exc))
+                continue
+            profiles = [p for p in PROFILES if (root / machine / p).is_dir() and (not profile or p == profile)]
+            if not profiles:
+                problems.append(f"{root / machine}: no results of profile "
+                                f"{profile or ' or '.join(PROFILES)}")
+            found += [(root, machine, p) for p in profiles]
+    return found, problems
+
+
+def recorded_environments(records: dict) -> dict:
+    """The environments a measuring build recorded (environments.json), as the pages read them."""
+    return {name: environments.EnvStatus(name, ok=bool(rec.get("ok")), reason=rec.get("reason", ""),
+                                         fingerprint=rec.get("fingerprint") or {},
+                                         existing_python=rec.get("existing_python", ""))
+            for name, rec in records.items()}
+
+
+def mark_stale_by_code(measured: Measured, examples: list[Example], frameworks: list[Framework],
+                       all_lessons: list) -> None:
+    """Results measured on another machine are stale when this checkout's code differs from the code
+    they measured (their cache keys also name data paths of that machine, which mean nothing here)."""
+    by_name = {fw.name: fw for fw in frameworks}
+    for example in examples:
+        for name, result in measured.results.get(example.name, {}).items():
+            if name in by_name and result.get("provenance", {}).get("date") and result.get("cache_key"):
+                result["stale"] = results.code_changed(result, results.example_code(example, by_name[name]))
+    for lesson in all_lessons:
+        for name, result in measured.lessons.get(lesson.name, {}).items():
+            if name in by_name and result.get("cache_key"):
+                result["stale"] = results.code_changed(result, lessons.lesson_code(lesson, by_name[name]))
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    published = [folder.resolve() for folder in args.from_results or []]
     project = Project(root=args.root.resolve(), results=args.results.resolve() if args.results else None)
     try:
-        profile = resolve_profile(args.profile)
+        profile = resolve_profile(args.profile) if not published or args.profile else None
         all_frameworks, all_examples = project.frameworks(), project.examples()
         frameworks = pick("framework", args.frameworks, all_frameworks)
         examples = pick("example", args.examples, all_examples)
@@ -249,6 +393,10 @@ def main(argv=None) -> int:
     if args.repeats < 1:
         print("error: --repeats must be at least 1", file=sys.stderr)
         return 2
+    if published and (args.measure_only or args.setup_only or args.lock):
+        print("error: --from-results builds from results measured elsewhere: it cannot also set up or measure",
+              file=sys.stderr)
+        return 2
     if os.environ.get("ROSETTA_WEIGHTS", "pretrained") not in WEIGHTS_CHOICES:
         print(f"error: ROSETTA_WEIGHTS={os.environ['ROSETTA_WEIGHTS']!r}: use one of "
               f"{', '.join(WEIGHTS_CHOICES)}", file=sys.stderr)
@@ -258,86 +406,53 @@ def main(argv=None) -> int:
 
     if args.lock:
         return lock_all(project)
-    log(f"environments ({project.venvs}):")
-    envs = {}
-    for fw in all_frameworks:
-        env = envs[fw.name] = environments.ensure(project, fw, create=fw.name in selected,
-                                                  progress=lambda line: log(f"  {line}"))
-        state = (f"created in {env.seconds:.1f} s ({env.packages} packages)" if env.created else "ready") \
-            if env.ok else f"NOT INSTALLED: {env.reason}"
-        if fw.name in selected or env.ok:
-            log(f"  {fw.name}: {state}")
-    if args.setup_only:
-        return 1 if args.strict and not all(envs[fw.name].ok for fw in frameworks) else 0
-
-    machine_info = results.describe_machine()
-    machine = results.machine_id(machine_info)
-    # Before any snippet runs (never beside a timed run), once per machine.
-    machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
-        results.measure_peak(project, all_frameworks, envs)
-    results.save_machine(project, machine, machine_info)
-    log(f"machine {machine}, profile {profile}")
-    all_results, checked, equivalence_errors = {}, {}, []
-    for example in all_examples:
-        if profile not in example.profiles:
-            log(f"{example.name}: no {profile!r} profile, skipped")
-            continue
-        log(f"{example.name}:")
-        chosen = selected if example.name in {ex.name for ex in examples} else set()
-        all_results[example.name] = build_example(project, example, all_frameworks, chosen, envs,
-                                                  profile, machine, machine_info, args)
-        if chosen and not args.no_equivalence:
-            try:
-                checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
-                                                          machine, machine_info, force=args.force, log=log)
-            except Exception as exc:   # a broken spec must not cost the other examples their pages
-                log(f"  equivalence: could not run: {type(exc).__name__}: {exc}")
-                equivalence_errors.append(f"{example.name}: equivalence could not run: {type(exc).__name__}: {exc}")
-                checked[example.name] = None
-        else:
-            checked[example.name] = equivalence.previous(project, example, profile, machine, all_frameworks, envs) \
-                if equivalence.has_checks(example) else None
-
-    # Lessons after the benchmarks, one script at a time like them.
-    lesson_results = {}
-    for problem in lesson_problems:
-        log(f"lesson: {problem}")
-    for lesson in all_lessons:
-        if profile not in lesson.profiles:
-            log(f"lesson {lesson.name}: no {profile!r} profile, skipped")
-            continue
-        log(f"lesson {lesson.name}:")
-        lesson_results[lesson.name] = lessons.build_lesson(
-            project, lesson, all_frameworks, selected if lesson.name in chosen_lessons else set(), envs,
-            profile, machine, machine_info, args.timeout, args.force, log)
-
-    written = pages.write_site(project, all_examples, all_frameworks, all_results, envs,
-                               profile, machine, machine_info, checked,
-                               pages.LessonsInput(all_lessons, lesson_results, lesson_problems))
-    log(f"pages: {written} written or updated")
-    # One line per distinct problem: a missing data set stops every tab of its example alike.
-    examples_by_name = {ex.name: ex for ex in all_examples}
-    failures: dict[tuple[str, str, str], list[str]] = {}
-    for ex, per_fw in all_results.items():
-        for fw, r in per_fw.items():
-            if r["status"] in BAD_STATUSES and fw in selected:
-                reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
-                hint = examples_by_name[ex].failure_hints.get((r.get("error") or {}).get("step", ""), "")
-                failures.setdefault((ex, r["status"], f"{reason} {hint}".strip()), []).append(fw)
-    for name, per_fw in lesson_results.items():
-        for fw, r in per_fw.items():
-            if r["status"] in BAD_STATUSES and fw in selected and name in chosen_lessons:
-                reason = (r.get("reason") or "").splitlines()[0] if r.get("reason") else ""
-                failures.setdefault((f"lesson {name}", r["status"], reason), []).append(fw)
-    mismatches = equivalence_errors + [f"{ex}: {failure}" for ex, result in checked.items() if result
-                                       for failure in result["failures"]]
+    if published:
+        # Measure there, publish here: nothing runs, no environment is made; the first machine found in
+        # the first folder is the pages' own ("this build"), every other one sits beside it.
+        found, problems = find_published(published, args.profile)
+        for problem in problems:
+            log(f"results: {problem}")
+        if not found:
+            print("error: no readable results in " + ", ".join(map(str, published)), file=sys.stderr)
+            return 2
+        rank = {p: i for i, p in enumerate(reversed(PROFILES))}        # full first, then cpu, then smoke
+        root, machine, profile = min(found, key=lambda f: (published.index(f[0]), rank[f[2]]))
+        machine_info, records = results.load_machine(root, machine)
+        others = [f for f in published if f != root]
+        project = replace(project, results=root, extra_results=(*others, *project.extra_results))
+        envs, selected = recorded_environments(records), set()
+        log(f"publishing from {len(found)} machine/profile result folder(s); pages' own: {machine}, {profile}")
+    else:
+        envs = set_up(project, all_frameworks, selected)
+        if args.setup_only:
+            return 1 if args.strict and not all(envs[fw.name].ok for fw in frameworks) else 0
+        machine_info = results.describe_machine()
+        machine = results.machine_id(machine_info)
+        # Before any snippet runs (never beside a timed run), once per machine.
+        machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
+            results.measure_peak(project, all_frameworks, envs)
+        results.save_machine(project, machine, machine_info)
+        results.save_environments(project, machine, envs)
+        log(f"machine {machine}, profile {profile}")
+    measured = measure(project, all_examples, examples, all_frameworks, selected, envs, all_lessons,
+                       lesson_problems, chosen_lessons, profile, machine, machine_info, args)
+    if published:
+        mark_stale_by_code(measured, all_examples, all_frameworks, all_lessons)
+    failures, mismatches = failure_lines(measured, all_examples, selected, chosen_lessons)
     status = 0
-    if not args.no_sphinx:
-        output = (args.output or project.build / "html").resolve()
-        log("sphinx-build -W ...")
-        status = run_sphinx(project, output)
-        if status == 0:
-            log(f"site: {output / 'index.html'}")
+    if args.measure_only:
+        log(f"results: {project.results / machine / profile}")
+    else:
+        written = pages.write_site(project, all_examples, all_frameworks, measured.results, envs,
+                                   profile, machine, machine_info, measured.checked,
+                                   pages.LessonsInput(all_lessons, measured.lessons, lesson_problems))
+        log(f"pages: {written} written or updated")
+        if not args.no_sphinx:
+            output = (args.output or project.build / "html").resolve()
+            log("sphinx-build -W ...")
+            status = run_sphinx(project, output)
+            if status == 0:
+                log(f"site: {output / 'index.html'}")
     log(f"done in {time.perf_counter() - started:.1f} s")
     if failures:
         log(f"{sum(map(len, failures.values()))} snippet(s) did not run:")

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,6 +55,7 @@ class EnvStatus:
     fingerprint: dict = field(default_factory=dict)
     seconds: float = 0.0             # how long creating it took (0 when it already existed)
     packages: int = 0                # how many packages were installed
+    existing_python: str = ""        # set when ROSETTA_PYTHON_<ENVIRONMENT> named the interpreter
 
     @property
     def fingerprint_hash(self) -> str:
@@ -80,15 +82,37 @@ def requirements_hash(fw: Framework) -> str:
     return digest.hexdigest()
 
 
+def existing_python_variable(fw: Framework) -> str:
+    """The setting that points an environment at an existing Python: ROSETTA_PYTHON_<ENVIRONMENT>."""
+    return "ROSETTA_PYTHON_" + re.sub(r"[^A-Z0-9]", "_", fw.environment.upper())
+
+
+def existing_python(fw: Framework) -> Path | None:
+    """The existing interpreter this environment uses instead of a venv of its own (a GPU machine's
+    Python whose CUDA stack already works), or None. A bare name is looked up on PATH."""
+    given = os.environ.get(existing_python_variable(fw), "").strip()
+    if not given:
+        return None
+    found = shutil.which(given) if os.sep not in given else given
+    return Path(os.path.abspath(found or given))
+
+
 def venv_folder(project: Project, fw: Framework) -> Path:
+    """The environment's folder ({venv} in its settings): its venv, or the existing Python's prefix."""
+    existing = existing_python(fw)
+    if existing is not None:
+        return existing.parent.parent
     return (project.venvs / fw.environment).absolute()
 
 
 def process_variables(project: Project, fw: Framework) -> dict[str, str]:
     """The environment variables of every process that runs this row's code (kernel, equivalence
     worker, fairness harness, lessons): its name, for its own sizes, and its [variables], expanded."""
-    return {"ROSETTA_ROW": fw.name,
-            **{key: expand(value, venv_folder(project, fw)) for key, value in fw.variables.items()}}
+    found = {"ROSETTA_ROW": fw.name,
+             **{key: expand(value, venv_folder(project, fw)) for key, value in fw.variables.items()}}
+    if existing_python(fw) is not None:   # no .pth file in someone else's Python: the path says where rosetta is
+        found["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
+    return found
 
 
 def kernel_argv(project: Project, fw: Framework) -> list[str]:
@@ -99,7 +123,7 @@ def kernel_argv(project: Project, fw: Framework) -> list[str]:
 
 
 def venv_python(project: Project, fw: Framework) -> Path:
-    return project.venvs / fw.environment / "bin" / "python"
+    return existing_python(fw) or project.venvs / fw.environment / "bin" / "python"
 
 
 def base_python() -> str:
@@ -246,8 +270,12 @@ def fingerprint(project: Project, fw: Framework) -> dict:
     out = subprocess.run([str(venv_python(project, fw)), "-c", _LIST_PACKAGES],
                          capture_output=True, text=True, check=True)
     listed = json.loads(out.stdout)
-    found = {"requirements_sha256": requirements_hash(fw), "python": listed["python"],
-             "packages": dict(sorted(listed["packages"].items()))}
+    existing = existing_python(fw)
+    # An existing Python is what it is: its packages (all listed) identify it, not our requirements.
+    found = {"requirements_sha256": requirements_hash(fw) if existing is None else None,
+             "python": listed["python"], "packages": dict(sorted(listed["packages"].items()))}
+    if existing is not None:
+        found["existing_python"] = str(existing)
     found["packages"].update(npm_versions(fw))
     if fw.variables:      # rows sharing a venv differ here (KERAS_BACKEND): part of their results' keys
         found["variables"] = dict(sorted(fw.variables.items()))
@@ -260,6 +288,8 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
     project.venvs.mkdir(parents=True, exist_ok=True)
     log_path = project.venvs / f"{fw.environment}.log"
     status = EnvStatus(fw.name, ok=False, kernel_name=fw.kernel_name)
+    if existing_python(fw) is not None:
+        return _ensure_existing(project, fw, status, log_path)
     with open(log_path, "a") as log:
         try:
             if not fw.requirements.exists():
@@ -290,6 +320,32 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
             return status
     status.ok = True
     status.python = venv_python(project, fw)
+    return status
+
+
+def _ensure_existing(project: Project, fw: Framework, status: EnvStatus, log_path: Path) -> EnvStatus:
+    """An existing interpreter (ROSETTA_PYTHON_<ENVIRONMENT>): nothing is installed into it; the build
+    checks that it runs and has a Jupyter kernel, registers that kernel and fingerprints its packages."""
+    python, setting = existing_python(fw), existing_python_variable(fw)
+    status.existing_python = str(python)
+    with open(log_path, "a") as log:
+        try:
+            if not python.exists():
+                raise RuntimeError(f"{setting}={python}: no such interpreter")
+            if not fw.kernel_argv:
+                probe = subprocess.run([str(python), "-c", "import ipykernel"], capture_output=True, text=True)
+                if probe.returncode != 0:
+                    raise RuntimeError(f"{setting}={python}: it has no ipykernel (install ipykernel into it, "
+                                       "or see benchmarks/gpu/README.md for an overlay environment)")
+            spec = _kernel_spec(project, fw)
+            if not spec.exists() or json.loads(spec.read_text())["argv"][0] != kernel_argv(project, fw)[0]:
+                _register_kernel(project, fw, log)
+            status.fingerprint = fingerprint(project, fw)
+        except (RuntimeError, OSError, subprocess.CalledProcessError, json.JSONDecodeError) as exc:
+            status.reason = str(exc)
+            log.write(f"NOT USABLE: {status.reason}\n")
+            return status
+    status.ok, status.python = True, python
     return status
 
 

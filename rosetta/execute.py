@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import os
 import re
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +19,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from traitlets.config import Config
 
 from .report import MIME_TYPE
 from .snippets import Snippet
@@ -52,12 +55,19 @@ def _step_of_cell(snippet: Snippet) -> dict[int, str]:
     return {index: step.name for step in snippet.steps for index in step.cell_indices}
 
 
-def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int) -> Execution:
-    """Run the snippet in a fresh kernel; timeout is in seconds per cell (step part)."""
+def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int,
+            transport: str = "ipc") -> Execution:
+    """Run the snippet in a fresh kernel; timeout is in seconds per cell (step part). With the "ipc"
+    transport the kernel's sockets are files in a folder only this user can open (Jupyter's IPC
+    transport), not TCP ports that anyone on the machine could connect to."""
     notebook = copy.deepcopy(snippet.notebook)
+    sockets = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
+    # An absolute socket path: the kernel runs in `cwd`, and Jupyter's default ("kernel-ipc") is relative.
+    where = {"transport": "ipc", "ip": os.path.join(sockets, "k")} if transport == "ipc" else {"transport": "tcp"}
     client = NotebookClient(
         notebook, kernel_name=kernel_name, timeout=timeout, record_timing=True,
         allow_errors=False, resources={"metadata": {"path": str(cwd)}},
+        config=Config({"KernelManager": where}),
     )
     started = time.perf_counter()
     status, error = "ok", None
@@ -66,10 +76,12 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     except CellTimeoutError as exc:
         status, error = "timeout", {"ename": "Timeout", "evalue": f"a cell ran longer than {timeout} s",
                                     "traceback": strip_ansi(str(exc))}
-    except (CellExecutionError, DeadKernelError) as exc:
+    except (CellExecutionError, DeadKernelError, RuntimeError) as exc:   # (RuntimeError: a kernel that never started)
         status, error = "failed", {"ename": getattr(exc, "ename", type(exc).__name__),
                                    "evalue": strip_ansi(getattr(exc, "evalue", str(exc))),
                                    "traceback": strip_ansi(str(exc))}
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - started)
 
     step_of = _step_of_cell(snippet)

@@ -23,7 +23,7 @@ import nbformat
 from . import environments, results
 from .data.fetch import DataError
 from .execute import execute
-from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, gpu_visible, script_in
+from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
 from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
@@ -155,6 +155,11 @@ def cache_key(lesson: Lesson, framework: Framework | str, env_hash: str, profile
     return digest.hexdigest()
 
 
+def lesson_code(lesson: Lesson, fw: Framework) -> dict:
+    """What a result measured (see results.code_record): stale elsewhere when it changes."""
+    return results.code_record(lesson.snippet_path(fw), lesson.folder / "lesson.toml", helper_hash(lesson))
+
+
 def data_identity(lesson: Lesson, profile: str) -> str:
     kind = lesson.profiles.get(profile, {}).get("data", lesson.settings.get("data", "real"))
     return results.data_identity(lesson.data_module, kind)
@@ -177,7 +182,7 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
                   **environments.process_variables(project, fw)}
-    execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout)
+    execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout, fw.kernel_transport)
     out = result_path(project, machine, profile, lesson.name, fw.name)
     out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(execution.notebook, out.with_suffix(".ipynb"))
@@ -195,6 +200,7 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
             "repeats": execution.metrics.get("repeats"), "warmup": execution.metrics.get("warmup"),
             "data_source": execution.context.get("data_source", ""),
             "snippet": results.snippet_commit(lesson.snippet_path(fw)),
+            "code": lesson_code(lesson, fw),
             "timing": "monotonic clock around each variant call, inside the kernel (rosetta/lesson.py)",
             "wall_seconds": round(execution.wall_seconds, 3),
         },
@@ -229,7 +235,8 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
                                   broken[lesson.snippet_path(fw)])
             continue
         # At smoke (the tests), a GPU lesson runs anyway: it checks the script, and judges nothing.
-        if lesson.requires == "gpu" and not gpu_visible() and profile != "smoke":
+        # (The machine that measured, which a publishing build is not: its description says.)
+        if lesson.requires == "gpu" and not machine_info.get("gpus") and profile != "smoke":
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "needs-gpu",
                                   "this lesson is only judged on a machine with a GPU, and this one has none")
             log(f"  {lesson.name}/{fw.name}: needs a GPU, not run here")

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 
 from . import charts, equivalence, neutral, results
-from .project import PROFILES, Example, Framework, Project
+from .project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
 
@@ -220,12 +220,17 @@ def step_outcome(example: Example, fw: Framework, step: str, result: dict | None
     return parts
 
 
-def status_cell(result: dict, example: str) -> str:
+def status_cell(result: dict, example: str, linked: bool = True) -> str:
+    """A result that did not run: its status, linked to its traceback where this site shows its notebook
+    (`linked`: this build's own results; another machine's say what failed in words)."""
     stale = " (stale)" if result.get("stale") else ""
     link = f"{{ref}}`{STATUS_TEXT[result['status']]} <{traceback_label(example, result['framework'])}>`"
-    if result["status"] in ("failed", "timeout"):
+    if result["status"] in ("failed", "timeout") and linked:
         return link + stale
-    return cell_text(f"{STATUS_TEXT[result['status']]}: {result.get('reason', '')}") + stale
+    reason = " ".join((result.get("reason") or "").split())
+    if len(reason) > 90:        # the cell stays on one line: the whole reason is on the framework's page
+        reason = reason[:89] + "…"
+    return cell_text(f"{STATUS_TEXT[result['status']]}: {reason}") + stale
 
 
 def metric_text(value, style: str) -> str:
@@ -275,50 +280,110 @@ def own_sizes(example: Example, profile: str, column_results: dict, frameworks: 
             + "; ".join(own)) if own else ""
 
 
-def results_table(example: Example, frameworks: list[Framework], columns: list[tuple[str, str]],
+def short_machine(label: str, key: tuple) -> str:
+    """The Machine cell: "[n] H200 · full" (the legend above gives the whole description)."""
+    name = re.sub(r"^NVIDIA |^\d+-core |\(.*?\)", "", label).strip()
+    cores = re.match(r"^(\d+)-core", label)
+    if cores:
+        name = f"{cores.group(1)}-core {name.split()[0] if name else 'CPU'}"
+    return f"{name} · {key[1]}" + (" · ref." if len(key) > 2 and key[2] == "reference" else "")
+
+
+def results_table(example: Example, frameworks: list[Framework], columns: list[tuple],
                   by_column: dict, machine_labels: dict, peaks: dict | None = None,
-                  operations: float | None = None) -> str:
-    """Framework rows; for each machine and profile a group of columns, then the original's figures.
-    With the operations per sample of the timed step and the machines' `peaks`, a "% of peak" column."""
-    peaks = peaks or {}
+                  operations: float | None = None, origins: dict | None = None) -> str:
+    """One row per framework and machine (the machines of a framework next to each other, then the
+    original's figures on its first row), so the table keeps its width however many machines have
+    results. `columns` are (machine, profile[, origin]) keys, this build's first; `origins` say where
+    each one's results come from (this build, the reference results kept in the repository, a
+    results folder). With the operations per sample of the timed step and the machines' `peaks`,
+    a "% of peak" column."""
+    peaks, origins = peaks or {}, origins or {}
     metrics = [*example.table_metrics, *([PEAK_METRIC] if operations else [])]
-    legend, header = [], ["Framework", "API"]
-    for number, (machine, profile) in enumerate(columns, 1):
-        tag = f"[{number}]"
-        column_results = by_column.get((machine, profile), {})
+    legend, short = [], {}
+    for number, key in enumerate(columns, 1):
+        machine, profile = key[0], key[1]
+        column_results = by_column.get(key, {})
         weights = random_weights(column_results, {fw.name: fw.label for fw in frameworks})
         repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
         runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
         peak = f", peak {peaks[machine]['gflops']:.0f} GFLOP/s" if operations and peaks.get(machine) else ""
         sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, column_results, frameworks)
-        legend.append(f"{tag} {machine_labels.get(machine, machine)}, profile `{profile}` ({sizes})"
-                      f"{weights}{runs}{peak}")
-        header.append(f"{example.timed_step} s {tag}")
-        header += [f"{m['label']} {tag}" for m in metrics]
+        origin = f"; {origins[key]}" if origins.get(key) else ""
+        legend.append(f"[{number}] {machine_labels.get(machine, machine)} (`{machine}`), profile `{profile}` ({sizes})"
+                      f"{weights}{runs}{peak}{origin}")
+        short[key] = f"[{number}] {short_machine(machine_labels.get(machine, machine), key)}"
+    header = ["Framework", "API", "Machine", f"{example.timed_step} s", *[m["label"] for m in metrics]]
     reference = example.reference
     ref_columns = reference.get("columns", [])
     header += [cell_text(f"{col}: {reference.get('caption', 'original study')}") for col in ref_columns]
-    lines = ["Columns: " + "; ".join(legend) + ".", "",
+    lines = ["Machines: " + "; ".join(legend) + ".", "",
+             ":::{container} rosetta-results", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for fw in frameworks:
-        row = [fw.label, cell_text(fw.api)]
-        for column in columns:
-            result = by_column.get(column, {}).get(fw.name)
+        # The machines that have this framework's result; this build's row always (it may say "not run").
+        keys = [key for number, key in enumerate(columns) if number == 0 or fw.name in by_column.get(key, {})]
+        figures = reference.get(fw.name, [])
+        for index, key in enumerate(keys):
+            row = [fw.label, cell_text(fw.api), short[key]]
+            result = by_column.get(key, {}).get(fw.name)
             blanks = [""] * len(metrics)
             if result is None:
                 row += ["not run", *blanks]
             elif result["status"] != "ok":
-                row += [status_cell(result, example.name), *blanks]
+                row += [status_cell(result, example.name, linked=key == columns[0]), *blanks]
             else:
                 timed = result["steps"].get(example.timed_step)
                 stale = " (stale)" if result.get("stale") else ""
                 row.append((time_summary(timed) if timed else "?") + stale)
-                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, peaks.get(column[0]))}
+                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, peaks.get(key[0]))}
                 row += [metric_text(values.get(m["metric"]), m.get("format", "text")) for m in metrics]
-        figures = reference.get(fw.name, [])
-        row += [str(figures[i]) if i < len(figures) else "–" for i in range(len(ref_columns))]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+            row += [(str(figures[i]) if i < len(figures) else "–") if index == 0 else ""
+                    for i in range(len(ref_columns))]
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join([*lines, "", ":::"])
+
+
+def other_results(project: Project, example: Example, frameworks: list[Framework], profile: str,
+                  machine: str) -> tuple[dict, dict, dict, dict]:
+    """The example's results on record besides this build's: other machines and profiles of this
+    results folder, the folders given to --from-results and the reference results in the repository.
+    Keys (machine, profile) for this folder, (machine, profile, origin) for the others. Each result is
+    marked stale when this checkout's code differs from the code it measured."""
+    by_column, labels, origins, peaks = {}, {}, {}, {}
+    code = {fw.name: results.example_code(example, fw) for fw in frameworks if example.snippet_path(fw).exists()}
+    here = project.results.resolve()
+    reference = (project.root / REFERENCE_RESULTS).resolve()
+    for stored in results.all_results(project, example.name):
+        if stored["profile"] == "smoke" and profile != "smoke":
+            continue  # smoke numbers (synthetic data) never sit beside real measurements
+        source = Path(stored["source"])
+        if source == here and (stored["machine"], stored["profile"]) == (machine, profile):
+            continue  # this build's own: the caller has them
+        origin = "reference" if source == reference else source.name
+        key = (stored["machine"], stored["profile"]) if source == here else \
+            (stored["machine"], stored["profile"], origin)
+        if stored["framework"] in code:
+            stored["stale"] = results.code_changed(stored, code[stored["framework"]])
+        by_column.setdefault(key, {})[stored["framework"]] = stored
+        labels.setdefault(stored["machine"], stored.get("machine_label", stored["machine"]))
+        peaks.setdefault(stored["machine"], results.known_matmul_rate_in(source, stored["machine"]))
+    for key, column in by_column.items():
+        origins[key] = origin_text(key, column, reference if len(key) > 2 and key[2] == "reference" else None)
+    return by_column, labels, origins, peaks
+
+
+def origin_text(key: tuple, column: dict, reference: Path | None) -> str:
+    """Where a column's results come from, when and at which commit they were measured."""
+    dates = sorted({r.get("provenance", {}).get("date", "")[:10] for r in column.values()} - {""})
+    commits = sorted({(r.get("provenance", {}).get("repository") or {}).get("commit", "")[:10]
+                      for r in column.values()} - {""})
+    stale = sum(1 for r in column.values() if r.get("stale"))
+    where = ("reference results kept in the repository (`" + REFERENCE_RESULTS + "`)" if reference is not None
+             else f"results folder `{key[2]}`" if len(key) > 2 else "")
+    when = (f"measured {dates[0]}" + (f" to {dates[-1]}" if dates[-1] != dates[0] else "") if dates else "") + \
+        (f" at commit {', '.join(commits)}" if commits else "")
+    return ", ".join(part for part in (where, when, f"{stale} stale (code changed since)" if stale else "") if part)
 
 
 def timed_operations(project: Project, example: Example, profile: str) -> float | None:
@@ -333,15 +398,12 @@ def timed_operations(project: Project, example: Example, profile: str) -> float 
 def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
                    profile: str, machine: str, machine_info: dict, writer: Writer, check: dict | None = None,
                    related: list[str] | None = None) -> None:
-    # Columns: this build's machine and profile first, then whatever else is on record.
-    by_column: dict = {}
-    machine_labels = {machine: results.machine_label(machine_info)}
-    for stored in results.all_results(project, example.name):
-        if stored["profile"] == "smoke" and profile != "smoke":
-            continue  # smoke numbers (synthetic data) never sit beside real measurements
-        by_column.setdefault((stored["machine"], stored["profile"]), {})[stored["framework"]] = stored
-        machine_labels.setdefault(stored["machine"], stored.get("machine_label", stored["machine"]))
+    by_column, machine_labels, origins, peaks = other_results(project, example, frameworks, profile, machine)
     by_column[(machine, profile)] = current
+    machine_labels[machine] = results.machine_label(machine_info)
+    origins[(machine, profile)] = "this build" + (f", {origins[(machine, profile)]}"
+                                                  if origins.get((machine, profile)) else "")
+    peaks[machine] = machine_info.get("float32_matmul")
     columns = [(machine, profile)] + sorted(c for c in by_column if c != (machine, profile))
 
     operations = timed_operations(project, example, profile)
@@ -358,9 +420,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
              f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {weights}. "
              "One snippet ran at a time; step times come from the notebook cell timestamps "
              "(see {doc}`/methodology`).", "```", "", "## Results", "",
-             results_table(example, frameworks, columns, by_column, machine_labels,
-                           {m: results.known_matmul_rate(project, m) for m, _ in columns}
-                           | {machine: machine_info.get("float32_matmul")}, operations), ""]
+             results_table(example, frameworks, columns, by_column, machine_labels, peaks, operations, origins), ""]
     if operations:
         peak = machine_info.get("float32_matmul") or {}
         lines += [f"% of peak: samples/s × {operations / 1e9:.3g} GFLOP per sample (the {example.timed_step} step's "

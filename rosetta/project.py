@@ -15,6 +15,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("smoke", "cpu", "full")
+# Results measured on reference machines, kept in git and shown by every build beside its own.
+REFERENCE_RESULTS = "benchmarks/reference"
 # Results-table columns when an example names none: derived metrics are computed by the build.
 DEFAULT_TABLE_METRICS = (
     {"metric": "accuracy", "label": "test accuracy", "format": "percent"},
@@ -62,6 +64,10 @@ class Framework:
     kernel_argv: tuple[str, ...] = ()
     npm: tuple[str, ...] = ()         # exact "name@version" specs
     working_files: dict = field(default_factory=dict)   # file name -> text, written into the kernel's folder
+    # Kernels listen on local socket files (Jupyter's "ipc" transport), which other users of a shared
+    # machine cannot reach; a kernel that only speaks TCP (Deno's) says "tcp" (on 127.0.0.1).
+    kernel_transport: str = "ipc"
+    math: dict = field(default_factory=dict)     # [math]: the row's math mode on a GPU, shown on the pages
 
     def __post_init__(self):
         object.__setattr__(self, "program", self.program or self.name)
@@ -141,6 +147,9 @@ class Project:
     docs: Path = field(default=None)
     results: Path = field(default=None)
     build: Path = field(default=None)
+    # Results of other machines shown beside this build's: the folders given to --from-results and the
+    # reference results kept in the repository (benchmarks/reference/).
+    extra_results: tuple = ()
 
     def __post_init__(self):
         defaults = {
@@ -155,6 +164,8 @@ class Project:
         for key, value in defaults.items():
             if getattr(self, key) is None:
                 object.__setattr__(self, key, Path(value))
+        if not self.extra_results:
+            object.__setattr__(self, "extra_results", (self.root / REFERENCE_RESULTS,))
 
     @property
     def generated(self) -> Path:
@@ -193,6 +204,8 @@ class Project:
                 kernel_argv=tuple(owner.get("kernel_argv", ())),
                 npm=tuple(owner.get("npm", ())),
                 working_files=dict(owner.get("working_files", {})),
+                kernel_transport=check_name("kernel transport", owner.get("kernel_transport", "ipc"), ["ipc", "tcp"]),
+                math={str(k): str(v) for k, v in meta.get("math", {}).items()},
             ))
         return sorted(found, key=lambda fw: (fw.order, fw.name))
 

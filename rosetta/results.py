@@ -69,6 +69,13 @@ def _gpus() -> list[dict]:
     for line in out.stdout.strip().splitlines() if out.returncode == 0 else []:
         name, memory, driver = [part.strip() for part in line.split(",")]
         gpus.append({"name": name, "memory": memory, "driver": driver})
+    try:      # the newest CUDA the driver supports: in nvidia-smi's banner, not among its query fields
+        banner = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        banner = ""
+    cuda = re.search(r"CUDA Version:\s*([\d.]+)", banner)
+    for gpu in gpus:
+        gpu["driver_cuda"] = cuda.group(1) if cuda else None
     return gpus
 
 
@@ -103,10 +110,15 @@ def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size
 
 def known_matmul_rate(project: Project, machine: str) -> dict | None:
     """The rate on record for this machine, so that it is measured once, not at every build."""
-    path = project.results / machine / "machine.json"
+    return known_matmul_rate_in(project.results, machine)
+
+
+def known_matmul_rate_in(root: Path, machine: str) -> dict | None:
+    """The rate recorded in a results folder's machine.json, or None."""
+    path = root / machine / "machine.json"
     try:
         return json.loads(path.read_text()).get("float32_matmul") if path.exists() else None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, OSError):
         return None
 
 
@@ -136,8 +148,13 @@ def machine_id(machine: dict) -> str:
 
 
 def machine_label(machine: dict) -> str:
+    """"NVIDIA H200 (143771 MiB, driver 570.1, CUDA 12.8)" or "2-core AMD EPYC 7B13"."""
     if machine["gpus"]:
-        return f"{machine['gpus'][0]['name']} ({machine['gpus'][0]['memory']})"
+        gpu = machine["gpus"][0]
+        details = [gpu.get("memory"), gpu.get("driver") and f"driver {gpu['driver']}",
+                   gpu.get("driver_cuda") and f"CUDA {gpu['driver_cuda']}"]
+        count = f"{len(machine['gpus'])}x " if len(machine["gpus"]) > 1 else ""
+        return f"{count}{gpu['name']} ({', '.join(d for d in details if d)})"
     return f"{machine['cores']}-core {machine['cpu']}"
 
 
@@ -195,6 +212,17 @@ def cache_key(example: Example, framework: Framework | str, env_hash: str, profi
     return digest.hexdigest()
 
 
+def repository_commit() -> dict:
+    """The commit of the checkout that measured (provenance: which code, beyond the snippet itself)."""
+    def git(*args):
+        try:
+            out = subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return out.stdout.strip() if out.returncode == 0 else ""
+    return {"commit": git("rev-parse", "HEAD") or None, "uncommitted_changes": bool(git("status", "--porcelain"))}
+
+
 def snippet_commit(path: Path) -> dict:
     def git(*args):
         try:
@@ -248,20 +276,78 @@ def load(path: Path) -> dict:
 
 
 def save_machine(project: Project, machine: str, description: dict) -> None:
-    path = project.results / machine / "machine.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(description, indent=1, sort_keys=True))
+    write_json(project.results / machine / "machine.json", description)
+
+
+def results_roots(project: Project) -> list[Path]:
+    """Where results are read from: this build's folder first, then the folders given to
+    --from-results, then the reference results kept in the repository."""
+    roots = [project.results, *project.extra_results]
+    return list(dict.fromkeys(root.resolve() for root in roots if root.exists()))
 
 
 def all_results(project: Project, example: str) -> list[dict]:
-    """Every readable result of an example, on every machine and profile."""
+    """Every readable result of an example, on every machine and profile of every results folder;
+    each says where it came from (`source`: the folder) and whether its code changed since (`stale`)."""
     found = []
-    for path in sorted(project.results.glob(f"*/*/{example}/*.json")):
-        try:
-            found.append(load(path))
-        except (ResultFileError, json.JSONDecodeError):
-            continue
+    for root in results_roots(project):
+        for path in sorted(root.glob(f"*/*/{example}/*.json")):
+            try:
+                result = load(path)
+            except (ResultFileError, json.JSONDecodeError, OSError):
+                continue
+            result["source"] = str(root)
+            found.append(result)
     return found
+
+
+# --- what code a result measured (for results read from other folders: stale or not) -----------
+
+def code_record(script: Path, definition: Path, side_hash: str) -> dict:
+    """The sha256 of the snippet, of its example.toml (or lesson.toml) and of the package code the
+    snippet runs: a result measured elsewhere is stale when any of them differs from this checkout's."""
+    return {"snippet_sha256": file_sha256(script), "definition_sha256": file_sha256(definition),
+            "helper_sha256": side_hash}
+
+
+def example_code(example: Example, fw: Framework | str) -> dict:
+    return code_record(example.snippet_path(fw), example.folder / "example.toml", snippet_side_hash(example))
+
+
+def code_changed(result: dict, now_record: dict) -> bool:
+    """Whether the code a result measured differs from this checkout's. A result without a code record
+    (older format) is compared by its snippet's last commit."""
+    recorded = result.get("provenance", {}).get("code")
+    if recorded:
+        return recorded != now_record
+    snippet = result.get("provenance", {}).get("snippet") or {}
+    return bool(snippet.get("uncommitted_changes")) or not snippet.get("commit")
+
+
+# --- environments and the machine, as recorded by a measuring build (read by a publishing one) ----
+
+def save_environments(project: Project, machine: str, envs: dict) -> Path:
+    """Each environment's state and fingerprint, so that a build on another machine can show them."""
+    return write_json(project.results / machine / "environments.json",
+                      {name: {"ok": env.ok, "reason": env.reason, "fingerprint": env.fingerprint,
+                              "existing_python": getattr(env, "existing_python", "")}
+                       for name, env in envs.items()})
+
+
+def load_machine(root: Path, machine: str) -> tuple[dict, dict]:
+    """machine.json and environments.json of a results folder's machine; ResultFileError names the
+    file and the problem when one is missing or unreadable."""
+    found = []
+    for name in ("machine.json", "environments.json"):
+        path = root / machine / name
+        try:
+            found.append(json.loads(path.read_text()))
+        except FileNotFoundError:
+            raise ResultFileError(f"{path}: missing (a results folder of a machine has machine.json and "
+                                  "environments.json, written by `make measure`)") from None
+        except (json.JSONDecodeError, OSError) as exc:
+            raise ResultFileError(f"{path}: unreadable: {exc}") from None
+    return found[0], found[1]
 
 
 def key_packages(fw: Framework, packages: dict) -> dict:

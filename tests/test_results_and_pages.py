@@ -95,23 +95,43 @@ def _record(machine, framework, seconds, accuracy, status="ok"):
             "provenance": {"repeats": 1, "weights": "trained"}, "reason": "", "error": None}
 
 
-def test_results_table_with_several_machines(project):
+def table_rows(table: str) -> tuple[list[str], list[list[str]]]:
+    """The header cells and the body rows' cells of a results table."""
+    lines = [line for line in table.splitlines() if line.startswith("|")]
+    split = lambda line: [c.strip() for c in line.strip().strip("|").split("|")]  # noqa: E731
+    return split(lines[0]), [split(line) for line in lines[2:]]
+
+
+def test_results_table_has_a_row_per_framework_and_machine(project):
     example = project.example("cnn_cifar10")
     frameworks = project.frameworks()[:2]
-    columns = [("box-a", "cpu"), ("box-b", "cpu")]
+    columns = [("box-a", "cpu"), ("box-b", "cpu"), ("gpu-box", "full", "reference")]
     by_column = {("box-a", "cpu"): {frameworks[0].name: _record("box-a", frameworks[0].name, 12.5, 0.5)},
                  ("box-b", "cpu"): {frameworks[0].name: _record("box-b", frameworks[0].name, 3.25, 0.25),
-                                    frameworks[1].name: _record("box-b", frameworks[1].name, 4.0, 0.75)}}
-    table = pages.results_table(example, frameworks, columns, by_column, {"box-a": "Machine A", "box-b": "Machine B"})
-    legend, _, header, rule, first, second = table.splitlines()
-    assert "[1] Machine A, profile `cpu`" in legend and "[2] Machine B, profile `cpu`" in legend
-    assert header.count("[1]") == header.count("[2]") == 1 + len(example.table_metrics)
-    assert rule.count("---") == header.count("|") - 1
-    cells = [c.strip() for c in first.strip("|").split("|")]
-    assert cells[:2] == [frameworks[0].label, frameworks[0].api]
-    assert cells[2] == "12.5 s" and "50.00%" in cells and "3.25 s" in cells and "25.00%" in cells
-    assert "not run" in second, "a framework measured on one machine only"
-    assert second.count("|") == first.count("|"), "every row has every column"
+                                    frameworks[1].name: _record("box-b", frameworks[1].name, 4.0, 0.75)},
+                 ("gpu-box", "full", "reference"): {frameworks[1].name: {
+                     **_record("gpu-box", frameworks[1].name, 1.5, 0.8), "stale": True}}}
+    labels = {"box-a": "2-core Machine A", "box-b": "Machine B", "gpu-box": "NVIDIA H200 (143771 MiB, driver 1)"}
+    table = pages.results_table(example, frameworks, columns, by_column, labels,
+                                origins={("gpu-box", "full", "reference"): "reference results"})
+    legend = table.splitlines()[0]
+    assert "[1] 2-core Machine A (`box-a`), profile `cpu`" in legend
+    assert "[2] Machine B (`box-b`), profile `cpu`" in legend
+    assert "[3] NVIDIA H200 (143771 MiB, driver 1) (`gpu-box`), profile `full`" in legend
+    assert "reference results" in legend
+    header, rows = table_rows(table)
+    assert header[:4] == ["Framework", "API", "Machine", "train s"], "the width does not grow with machines"
+    assert all(len(row) == len(header) for row in rows), "every row has every column"
+    first, *others = [row for row in rows if row[0] == frameworks[0].label]
+    assert first[2] == "[1] 2-core Machine · cpu" and first[3] == "12.5 s" and "50.00%" in first
+    assert len(others) == 1 and others[0][2] == "[2] Machine B · cpu" and others[0][3] == "3.25 s"
+    second = [row for row in rows if row[0] == frameworks[1].label]
+    assert [row[2] for row in second] == ["[1] 2-core Machine · cpu", "[2] Machine B · cpu", "[3] H200 · full · ref."]
+    assert second[0][3] == "not run", "this build's row is always there"
+    assert second[2][3] == "1.50 s (stale)"
+    original = len(example.reference.get("columns", []))
+    assert all(cell == "" for row in [*others, *second[1:]] for cell in row[len(row) - original:]), \
+        "the original's figures only on a framework's first row"
 
 
 def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(project):
@@ -148,10 +168,10 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     by_column = {("box", "cpu"): {fw.name: record}, ("other", "cpu"): {fw.name: {**record, "machine": "other"}}}
     table = pages.results_table(example, [fw], columns, by_column, {}, {"box": {"gflops": 100.0}}, 2e9)
     assert "peak 100 GFLOP/s" in table.splitlines()[0]
-    assert "% of peak [1]" in table and "% of peak [2]" in table
-    row = table.splitlines()[-1]
-    assert "| 20.0% |" in row, "10 images/s x 2 GFLOP / 100 GFLOP/s"
-    assert row.count("|") == table.splitlines()[2].count("|"), "every row has every column"
+    header, rows = table_rows(table)
+    assert "% of peak" in header
+    assert rows[0][header.index("% of peak")] == "20.0%", "10 images/s x 2 GFLOP / 100 GFLOP/s"
+    assert rows[1][header.index("% of peak")] == "", "no rate on record for the other machine"
     assert pages.peak_fraction(record, None, {"gflops": 1.0}) is None
 
 

@@ -159,6 +159,7 @@ JS_ROW = textwrap.dedent("""\
     language = "javascript"
     packages = ["deno"]
     kernel_argv = ["{venv}/bin/deno", "jupyter", "--kernel", "--conn", "{connection_file}"]
+    kernel_transport = "tcp"
     working_files = {"deno.json" = '{"imports": {"rosetta": "{repo}/rosetta/js/rosetta.ts"}}'}
     [variables]
     DENO_DIR = "{venv}/deno"
@@ -510,3 +511,39 @@ def test_a_javascript_tab_runs_in_its_own_kernel_and_fails_like_any_other(tiny):
     assert "This step failed: Error" in html and "traceback-tiny-delta" in html
     assert "highlight-javascript" in html, "the tab shows JavaScript as JavaScript"
     assert list((root / "_build" / "html" / "_downloads").rglob("delta.js")), "the script is downloadable"
+
+
+def test_measured_on_two_machines_then_published_from_their_results_without_executing(tiny, tmp_path, monkeypatch):
+    """Measure here, publish there: two machines' results folders (--measure-only), then one build
+    from both (--from-results) that runs nothing and has no environment at all, beside a malformed
+    folder that is named and skipped."""
+    root = tiny["root"]
+    folders = {}
+    for machine in ("machine-one", "machine-two"):
+        monkeypatch.setenv("ROSETTA_MACHINE", machine)
+        folders[machine] = tmp_path / machine
+        code, out = run(root, "--measure-only", "--results", str(folders[machine]), "--examples", "tiny",
+                        "--lessons", "none")
+        assert code == 0, out
+        assert f"results: {folders[machine] / machine / 'smoke'}" in out and "sphinx" not in out
+        for name in ("machine.json", "environments.json"):
+            assert (folders[machine] / machine / name).exists()
+        assert json.loads((folders[machine] / machine / "smoke" / "tiny" / "alpha.json").read_text())["status"] == "ok"
+    assert not (root / "_build" / "published").exists()
+    broken = tmp_path / "broken"
+    (broken / "machine-three" / "smoke").mkdir(parents=True)        # no machine.json: not a measured folder
+    monkeypatch.setenv("ROSETTA_VENVS", str(tmp_path / "no-environments-here"))
+    monkeypatch.delenv("ROSETTA_MACHINE")
+    site = root / "_build" / "published"
+    code, out = run(root, "--from-results", str(folders["machine-one"]), "--from-results", str(folders["machine-two"]),
+                    "--from-results", str(broken), "--output", str(site))
+    assert code == 0, out
+    assert "run 1/1" not in out and "environments (" not in out, "nothing is set up or executed"
+    assert f"results: {broken / 'machine-three' / 'machine.json'}: missing" in out
+    assert "pages' own: machine-one, smoke" in out
+    assert not (tmp_path / "no-environments-here").exists()
+    html = (site / "_gen" / "benchmarks" / "tiny.html").read_text()
+    assert "machine-two" in html and "results folder" in html
+    assert html.count("· smoke") >= 4, "Alpha and Beta each on two machines"
+    assert "499500" in html, "the step outputs are machine-one's executed notebooks"
+    converged(root)
