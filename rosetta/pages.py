@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import charts, equivalence, neutral, results
+from . import charts, environments, equivalence, neutral, results
 from .project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
@@ -432,6 +432,9 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                      + ", ".join(f"{escape(name)} {rate:.0f}" for name, rate in peak.get("by", {}).items()) + ")"
                      if peak else "") + ".",
                   ""]
+    shown_rows = [fw for fw in frameworks if example.snippet_path(fw).exists()]
+    lines += ["::::{dropdown} The math mode of each row on a GPU", "", MATH_INTRO, "", math_table(shown_rows), "",
+              "::::", ""]
     chart = charts.timing_chart(example, frameworks, current)
     if chart:
         writer.write(f"benchmarks/{example.name}-times.png", chart)
@@ -899,12 +902,34 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
             lines += [f"```{{warning}}\nNot installed: {escape(env.reason) if env else 'not set up'}\n```", ""]
         else:
             packages = env.fingerprint.get("packages", {})
+            if env.fingerprint.get("existing_python"):
+                lines += [f"An existing interpreter, `{escape(env.fingerprint['existing_python'])}` (set by "
+                          f"`{environments.existing_python_variable(fw)}`): no virtual environment was made, "
+                          "and these are its packages as found.", ""]
             lines += [f"Python {env.fingerprint.get('python')}, fingerprint `{env.fingerprint_hash[:16]}`, "
                       f"{len(packages)} packages:", "",
                       fence("\n".join(f"{k}=={v}" for k, v in packages.items()), "text"), ""]
         lines += [":::", ""]
-    lines += ["::::", "", "## This machine", "", fence(json.dumps(machine_info, indent=1), "json"), ""]
+    lines += ["::::", "", "## The math mode on a GPU", "", MATH_INTRO, "", math_table(frameworks), "",
+              "## This machine", "", fence(json.dumps(machine_info, indent=1), "json"), ""]
     writer.write("environments.md", "\n".join(lines) + "\n")
+
+
+MATH_INTRO = ("On a GPU, every row computes in float32 (no TF32), lets cuDNN pick its fastest algorithms, "
+              "and compiles the way its own documentation recommends; each row sets the first two in its "
+              "snippets' setup step, or in its environment variables where the program has no switch "
+              "(see {doc}`/methodology`). On a CPU none of the three changes anything.")
+MATH_COLUMNS = (("float32", "float32 / TF32"), ("autotune", "cuDNN autotuning"), ("compiler", "compilation"))
+
+
+def math_table(frameworks: list[Framework]) -> str:
+    """Each row's math mode on a GPU, as its envs/<row>.toml [math] declares it."""
+    lines = ["| Framework | " + " | ".join(label for _, label in MATH_COLUMNS) + " |",
+             "|---|" + "---|" * len(MATH_COLUMNS)]
+    for fw in frameworks:
+        lines.append(f"| {fw.label} | " + " | ".join(
+            " ".join(fw.math.get(key, "not declared").split()).replace("|", "\\|") for key, _ in MATH_COLUMNS) + " |")
+    return "\n".join(lines)
 
 
 @dataclass

@@ -547,3 +547,62 @@ def test_measured_on_two_machines_then_published_from_their_results_without_exec
     assert html.count("· smoke") >= 4, "Alpha and Beta each on two machines"
     assert "499500" in html, "the step outputs are machine-one's executed notebooks"
     converged(root)
+
+
+def test_an_existing_python_is_used_instead_of_a_venv_and_a_bad_one_is_named(tiny, tmp_path, monkeypatch):
+    """ROSETTA_PYTHON_BETA names an interpreter (alpha's venv Python, which has ipykernel): beta's own
+    venv is not used, its kernel runs that Python, its fingerprint and the environments record say so.
+    A path that does not exist, and a Python without ipykernel, are each one message; the rest builds."""
+    root = tiny["root"]
+    existing = REPO_ROOT / ".envs" / "tiny-project" / "alpha" / "bin" / "python"
+    monkeypatch.setenv("ROSETTA_MACHINE", "existing")
+    monkeypatch.setenv("ROSETTA_PYTHON_BETA", str(existing))
+    folder = tmp_path / "results"
+    args = ("--measure-only", "--results", str(folder), "--examples", "tiny", "--lessons", "none")
+    code, out = run(root, *args)
+    assert code == 0, out
+    assert f"beta: existing Python {existing}" in out
+    record = json.loads((folder / "existing" / "environments.json").read_text())["beta"]
+    assert record["ok"] and record["fingerprint"]["existing_python"] == str(existing)
+    assert record["fingerprint"]["requirements_sha256"] is None and "ipykernel" in record["fingerprint"]["packages"]
+    beta = json.loads((folder / "existing" / "smoke" / "tiny" / "beta.json").read_text())
+    assert beta["status"] == "failed" and beta["error"]["ename"] == "ZeroDivisionError", "it ran, in that Python"
+
+    monkeypatch.setenv("ROSETTA_PYTHON_BETA", str(tmp_path / "nowhere" / "python"))
+    code, out = run(root, *args)
+    assert code == 0, out
+    assert f"beta: NOT INSTALLED: ROSETTA_PYTHON_BETA={tmp_path / 'nowhere' / 'python'}: no such interpreter" in out
+    assert json.loads((folder / "existing" / "smoke" / "tiny" / "alpha.json").read_text())["status"] == "ok"
+
+    bare = tmp_path / "bare"
+    import subprocess
+    import sys
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(bare)],
+                   check=True)
+    monkeypatch.setenv("ROSETTA_PYTHON_BETA", str(bare / "bin" / "python"))
+    code, out = run(root, *args)
+    assert "it has no ipykernel" in out, out
+    monkeypatch.delenv("ROSETTA_PYTHON_BETA")
+    converged(root)
+
+
+def test_kernels_listen_on_local_socket_files_not_tcp_ports(tiny, tmp_path):
+    """Jupyter's IPC transport: the kernel's connection names socket files in a private folder."""
+    from rosetta.execute import execute
+    from rosetta.project import Project
+    from rosetta.snippets import parse
+    project = Project(root=tiny["root"])
+    example = project.example("tiny")
+    script = tmp_path / "alpha.py"
+    script.write_text((example.folder / "alpha.py").read_text().replace(
+        "total = sum(range(hp.n))",
+        "from ipykernel.connect import get_connection_info\n"
+        "info = get_connection_info(unpack=True)\n"
+        "print('transport', info['transport'], 'at', info['ip'])\ntotal = 0"))
+    execution = execute(parse(script, example), "rosetta-alpha",
+                        {"ROSETTA_PROFILE": "smoke", "ROSETTA_SNIPPETS": str(project.snippets)}, tmp_path, 60)
+    assert execution.status == "ok", execution.error
+    printed = "".join(output.get("text", "") for cell in execution.notebook.cells for output in cell.get("outputs", []))
+    transport, where = printed.split("transport ", 1)[1].split()[0], printed.split(" at ", 1)[1].split()[0]
+    assert transport == "ipc" and where.startswith("/") and "rosetta-kernel-" in where
+    assert not Path(where).parent.exists(), "the socket folder is removed with the kernel"
