@@ -25,8 +25,10 @@ hp = settings("cnn_cifar10")
 # JAX has no global random state: every random draw takes a key, split off from a seeded one.
 params_key, dropout_key, shuffle_key = jax.random.split(jax.random.key(hp.seed), 3)
 device = jax.devices()[0]
+jax.config.update("jax_default_matmul_precision", "highest")   # float32, not TF32 (XLA's default on a GPU)
+math_mode = "float32 (TF32 off), XLA autotune on" if device.platform == "gpu" else "float32"
 print(f"JAX {jax.__version__}, Flax {flax.__version__}, Optax {optax.__version__} on {device.platform}, "
-      f"channels last, profile {hp.profile}")
+      f"{math_mode}, channels last, profile {hp.profile}")
 
 # %% tags=["data"]
 # Channels last (N, 32, 32, 3): Flax's native layout (on a GPU, XLA picks the layout cuDNN wants).

@@ -27,13 +27,25 @@ keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the bac
 backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
 # A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
 on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+# The GPU's math mode. Keras has no switch of its own: each backend's own, as in that framework's tab.
+if backend == "tensorflow":
+    import tensorflow as tf
+    tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default; XLA reads it too)
+elif backend == "jax":
+    import jax
+    jax.config.update("jax_default_matmul_precision", "highest")     # float32, not TF32 (XLA's default on a GPU)
+elif backend == "torch":
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's)
+    torch.backends.cudnn.benchmark = True                            # cuDNN autotune (PyTorch's default is off)
+math_mode = "float32 (TF32 off), autotune on" if on_gpu else "float32"
 # Layout: cuDNN is fastest channels first; on a CPU, channels last. TensorFlow's CPU kernels only run that
 # way, JAX's XLA compiles either, and Keras' PyTorch backend hands PyTorch's convolutions channels-last
 # tensors in its torch.channels_last memory format, which oneDNN's CPU kernels prefer.
 layout = "channels_first" if on_gpu else "channels_last"
 keras.config.set_image_data_format(layout)
 print(f"Keras {keras.__version__} on {backend} {importlib.import_module(backend).__version__}, "
-      f"{'GPU' if on_gpu else 'CPU'}, {layout}, profile {hp.profile}")
+      f"{'GPU' if on_gpu else 'CPU'}, {math_mode}, {layout}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = cifar10.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
@@ -67,6 +79,7 @@ model.compile(
     # Keras' momentum is the classic one: v = m*v - lr*g; w += v.
     optimizer=keras.optimizers.SGD(learning_rate=hp.learning_rate, momentum=hp.momentum),
     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    jit_compile="auto",   # Keras' default, written out: XLA on TensorFlow (on a GPU) and JAX, eager on PyTorch
 )
 print(model.count_params(), "parameters")
 

@@ -12,6 +12,8 @@
 # then bound to shapes, trained and evaluated by an `mx.mod.Module`: MXNet 1.x before Gluon.
 
 # %% tags=["setup"]
+import os
+
 import mxnet as mx
 import numpy as np
 
@@ -22,7 +24,11 @@ hp = settings("cnn_cifar10")
 mx.random.seed(hp.seed)                                  # the initializer draws from MXNet's generator
 np.random.seed(hp.seed)                                  # NDArrayIter shuffles with numpy's
 ctx = mx.gpu() if mx.context.num_gpus() else mx.cpu()
-print(f"MXNet {mx.__version__} on {ctx}, profile {hp.profile}")
+# float32, not TF32: MXNet has no switch for cuDNN's default; the row's environment sets NVIDIA_TF32_OVERRIDE=0.
+# cuDNN autotune is MXNet's default (MXNET_CUDNN_AUTOTUNE_DEFAULT=1).
+tf32 = "TF32 off" if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0" else "TF32 allowed"
+math_mode = f"float32 ({tf32}), cuDNN autotune on" if ctx.device_type == "gpu" else "float32"
+print(f"MXNet {mx.__version__} on {ctx}, {math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 # Channels first (N, 3, 32, 32), MXNet's native layout. The iterators hand out batches; the

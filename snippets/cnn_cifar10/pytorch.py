@@ -25,7 +25,9 @@ rng = np.random.default_rng(hp.seed)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 # cuDNN may try several convolution algorithms once and keep the fastest for these fixed shapes.
 torch.backends.cudnn.benchmark = True
-print(f"PyTorch {torch.__version__} on {device}, profile {hp.profile}")
+torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's default)
+math_mode = "float32 (TF32 off), cuDNN autotune on" if device.type == "cuda" else "float32"
+print(f"PyTorch {torch.__version__} on {device}, {math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 # Channels first (N, 3, 32, 32): PyTorch's native layout.

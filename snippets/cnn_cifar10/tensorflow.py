@@ -27,7 +27,9 @@ hp = settings("cnn_cifar10")
 # random numbers: its state is a tf.Variable, so it also advances inside a tf.function).
 rng = tf.random.Generator.from_seed(hp.seed)
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
-print(f"TensorFlow {tf.__version__} on {'GPU' if on_gpu else 'CPU'}, channels last, profile {hp.profile}")
+tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default on a GPU)
+math_mode = "float32 (TF32 off), cuDNN autotune on" if on_gpu else "float32"   # autotune: TensorFlow's default
+print(f"TensorFlow {tf.__version__} on {'GPU' if on_gpu else 'CPU'}, {math_mode}, channels last, profile {hp.profile}")
 
 # %% tags=["data"]
 # Channels last (N, 32, 32, 3): TensorFlow's native layout, the only one its own CPU kernels run. On a

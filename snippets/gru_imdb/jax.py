@@ -25,8 +25,10 @@ hp = settings("gru_imdb")
 # JAX has no global random state: every random draw takes a key, split off from a seeded one.
 params_key, shuffle_key = jax.random.split(jax.random.key(hp.seed))
 device = jax.devices()[0]
+jax.config.update("jax_default_matmul_precision", "highest")   # float32, not TF32 (XLA's default on a GPU)
+math_mode = "float32 (TF32 off), XLA autotune on" if device.platform == "gpu" else "float32"
 print(f"JAX {jax.__version__}, Flax {flax.__version__}, Optax {optax.__version__} on {device.platform}, "
-      f"profile {hp.profile}")
+      f"{math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive

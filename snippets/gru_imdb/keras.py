@@ -27,8 +27,20 @@ keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the bac
 backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
 # A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
 on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+# The GPU's math mode. Keras has no switch of its own: each backend's own, as in that framework's tab.
+if backend == "tensorflow":
+    import tensorflow as tf
+    tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default; XLA reads it too)
+elif backend == "jax":
+    import jax
+    jax.config.update("jax_default_matmul_precision", "highest")     # float32, not TF32 (XLA's default on a GPU)
+elif backend == "torch":
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's)
+    torch.backends.cudnn.benchmark = True                            # cuDNN autotune (PyTorch's default is off)
+math_mode = "float32 (TF32 off), autotune on" if on_gpu else "float32"
 print(f"Keras {keras.__version__} on {backend} {importlib.import_module(backend).__version__}, "
-      f"{'GPU' if on_gpu else 'CPU'}, profile {hp.profile}")
+      f"{'GPU' if on_gpu else 'CPU'}, {math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive
@@ -56,6 +68,9 @@ model.compile(
     optimizer=keras.optimizers.Adam(learning_rate=hp.learning_rate, beta_1=hp.beta_1,
                                     beta_2=hp.beta_2, epsilon=hp.epsilon),
     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    # Keras' default, written out: XLA on JAX, and on TensorFlow where the layers allow it (on a GPU the GRU's cuDNN
+    # kernel does not: a tf.function graph); eager on PyTorch.
+    jit_compile="auto",
 )
 # GRU's default use_cudnn="auto" takes cuDNN's fused kernel on a GPU with TensorFlow and PyTorch. Elsewhere
 # (a CPU; JAX, which has no fused GRU) it loops over the time steps: a while-loop in TensorFlow's graph,

@@ -11,6 +11,8 @@
 # The same classifier as a hybridized Gluon block around the fused `rnn.GRU` layer.
 
 # %% tags=["setup"]
+import os
+
 import mxnet as mx
 import numpy as np
 from mxnet import autograd, gluon
@@ -23,7 +25,11 @@ hp = settings("gru_imdb")
 mx.random.seed(hp.seed)
 rng = np.random.default_rng(hp.seed)
 ctx = mx.gpu() if mx.context.num_gpus() else mx.cpu()
-print(f"MXNet {mx.__version__} on {ctx}, profile {hp.profile}")
+# float32, not TF32: MXNet has no switch for cuDNN's default; the row's environment sets NVIDIA_TF32_OVERRIDE=0.
+# cuDNN autotune is MXNet's default (MXNET_CUDNN_AUTOTUNE_DEFAULT=1).
+tf32 = "TF32 off" if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0" else "TF32 allowed"
+math_mode = f"float32 ({tf32}), cuDNN autotune on" if ctx.device_type == "gpu" else "float32"
+print(f"MXNet {mx.__version__} on {ctx}, {math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive

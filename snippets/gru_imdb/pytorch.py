@@ -22,7 +22,10 @@ hp = settings("gru_imdb")
 torch.manual_seed(hp.seed)
 rng = np.random.default_rng(hp.seed)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(f"PyTorch {torch.__version__} on {device}, profile {hp.profile}")
+torch.backends.cudnn.benchmark = True                    # cuDNN autotune (PyTorch's default is off)
+torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's default)
+math_mode = "float32 (TF32 off), cuDNN autotune on" if device.type == "cuda" else "float32"
+print(f"PyTorch {torch.__version__} on {device}, {math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive

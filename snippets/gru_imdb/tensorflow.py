@@ -23,7 +23,9 @@ from rosetta.data import imdb
 hp = settings("gru_imdb")
 rng = tf.random.Generator.from_seed(hp.seed)         # seeded initial weights
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
-print(f"TensorFlow {tf.__version__} on {'GPU' if on_gpu else 'CPU'}, profile {hp.profile}")
+tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default on a GPU)
+math_mode = "float32 (TF32 off), cuDNN autotune on" if on_gpu else "float32"   # autotune: TensorFlow's default
+print(f"TensorFlow {tf.__version__} on {'GPU' if on_gpu else 'CPU'}, {math_mode}, profile {hp.profile}")
 
 # %% tags=["data"]
 x_train, y_train, x_test, y_test = imdb.load(hp)        # int32 token ids (N, 150), labels 1 = positive

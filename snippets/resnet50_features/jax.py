@@ -24,7 +24,9 @@ from rosetta.report import note
 
 hp = settings("resnet50_features")
 device = jax.devices()[0]
-print(f"JAX {jax.__version__}, Flax {flax.__version__} on {device.platform}, channels last, "
+jax.config.update("jax_default_matmul_precision", "highest")   # float32, not TF32 (XLA's default on a GPU)
+math_mode = "float32 (TF32 off), XLA autotune on" if device.platform == "gpu" else "float32"
+print(f"JAX {jax.__version__}, Flax {flax.__version__} on {device.platform}, {math_mode}, channels last, "
       f"profile {hp.profile}, random weights (no Flax model zoo)")
 
 # %% tags=["data"]

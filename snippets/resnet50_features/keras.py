@@ -27,13 +27,25 @@ keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the bac
 backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
 # A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
 on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+# The GPU's math mode. Keras has no switch of its own: each backend's own, as in that framework's tab.
+if backend == "tensorflow":
+    import tensorflow as tf
+    tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default; XLA reads it too)
+elif backend == "jax":
+    import jax
+    jax.config.update("jax_default_matmul_precision", "highest")     # float32, not TF32 (XLA's default on a GPU)
+elif backend == "torch":
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's)
+    torch.backends.cudnn.benchmark = True                            # cuDNN autotune (PyTorch's default is off)
+math_mode = "float32 (TF32 off), autotune on" if on_gpu else "float32"
 # Layout: cuDNN is fastest channels first; TensorFlow's CPU kernels only run channels last; JAX's XLA compiles
 # either (channels last ran faster on a CPU). Keras' PyTorch backend copies channels-last maps twice around
 # every convolution: on ResNet-50's large maps channels first, PyTorch's own, is faster on a CPU too.
 layout = "channels_first" if on_gpu or backend == "torch" else "channels_last"
 keras.config.set_image_data_format(layout)           # keras.applications builds its models in this layout
 print(f"Keras {keras.__version__} on {backend} {importlib.import_module(backend).__version__}, "
-      f"{'GPU' if on_gpu else 'CPU'}, {layout}, profile {hp.profile}, {hp.weights} weights")
+      f"{'GPU' if on_gpu else 'CPU'}, {math_mode}, {layout}, profile {hp.profile}, {hp.weights} weights")
 
 # %% tags=["data"]
 images = random_images.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
@@ -46,6 +58,9 @@ print(len(batches), "batches of", batches[0].shape)
 model = keras.applications.ResNet50(weights="imagenet" if hp.weights == "pretrained" else None,
                                     include_top=False, pooling="avg",
                                     input_shape=images.shape[1:])
+# Nothing to train: compile() only says how predict compiles. jit_compile="auto" is Keras' default, written out: XLA
+# on TensorFlow (on a GPU) and JAX, eager on PyTorch.
+model.compile(optimizer=None, jit_compile="auto")
 # predict_on_batch() runs the inference function on one batch (training=False: batch-norm uses its moving
 # averages), compiled on TensorFlow and JAX. Warm-up: one batch of the timed shape, through the same call.
 warm = model.predict_on_batch(batches[0])

@@ -11,6 +11,8 @@
 # The Gluon model zoo's `resnet50_v1`: its `features` block ends with global average pooling.
 
 # %% tags=["setup"]
+import os
+
 import mxnet as mx
 from mxnet.gluon import nn
 from mxnet.gluon.model_zoo import vision
@@ -21,7 +23,11 @@ from rosetta.data import random_images
 hp = settings("resnet50_features")
 mx.random.seed(hp.seed)
 ctx = mx.gpu() if mx.context.num_gpus() else mx.cpu()
-print(f"MXNet {mx.__version__} on {ctx}, profile {hp.profile}, {hp.weights} weights")
+# float32, not TF32: MXNet has no switch for cuDNN's default; the row's environment sets NVIDIA_TF32_OVERRIDE=0.
+# cuDNN autotune is MXNet's default (MXNET_CUDNN_AUTOTUNE_DEFAULT=1).
+tf32 = "TF32 off" if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0" else "TF32 allowed"
+math_mode = f"float32 ({tf32}), cuDNN autotune on" if ctx.device_type == "gpu" else "float32"
+print(f"MXNet {mx.__version__} on {ctx}, {math_mode}, profile {hp.profile}, {hp.weights} weights")
 
 # %% tags=["data"]
 images = mx.nd.array(random_images.load(hp, layout="NCHW"), ctx=ctx)   # channels first, in MXNet arrays

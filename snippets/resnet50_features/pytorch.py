@@ -21,7 +21,9 @@ hp = settings("resnet50_features")
 torch.manual_seed(hp.seed)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 torch.backends.cudnn.benchmark = True                    # fixed input shape: let cuDNN pick its algorithms
-print(f"PyTorch {torch.__version__}, torchvision {torchvision.__version__} on {device}, "
+torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's default)
+math_mode = "float32 (TF32 off), cuDNN autotune on" if device.type == "cuda" else "float32"
+print(f"PyTorch {torch.__version__}, torchvision {torchvision.__version__} on {device}, {math_mode}, "
       f"profile {hp.profile}, {hp.weights} weights")
 
 # %% tags=["data"]

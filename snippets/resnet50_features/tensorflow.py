@@ -27,8 +27,10 @@ from rosetta.report import note
 hp = settings("resnet50_features")
 rng = tf.random.Generator.from_seed(hp.seed)         # seeded initial weights
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
-print(f"TensorFlow {tf.__version__} on {'GPU' if on_gpu else 'CPU'}, channels last, profile {hp.profile}, "
-      "random weights (no model zoo without Keras)")
+tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default on a GPU)
+math_mode = "float32 (TF32 off), cuDNN autotune on" if on_gpu else "float32"   # autotune: TensorFlow's default
+print(f"TensorFlow {tf.__version__} on {'GPU' if on_gpu else 'CPU'}, {math_mode}, channels last, "
+      f"profile {hp.profile}, random weights (no model zoo without Keras)")
 
 # %% tags=["data"]
 # Channels last (N, 224, 224, 3): TensorFlow's native layout, the only one its own CPU kernels run. On a
