@@ -344,7 +344,8 @@ def measure_note(run: Runner, note: dict, by_name: dict, inputs: dict, outputs: 
 def operations_check(spec: neutral.Spec, per_framework: dict, notes: list[dict]) -> dict:
     """The neutral operation count against the first framework that counts its own (an adapter's
     facts); where a note says that framework computes another variant, its count after the note's
-    change (the neutral variant) is the one compared."""
+    change (the neutral variant) is the one compared, and where that change could not be measured
+    (its `against` row did not run, as on a machine with only some rows), the next framework is."""
     count = neutral.operations(spec)
     if not spec.steps:
         count.pop("train")                      # inference only
@@ -353,10 +354,17 @@ def operations_check(spec: neutral.Spec, per_framework: dict, notes: list[dict])
         facts, variant = info.get("facts") or {}, "as built"
         if COUNTED["forward"] not in facts:
             continue
+        unmeasured = False
         for note in notes:
+            if not (note.get("different_function") and name in note.get("frameworks", ())):
+                continue
             after = (note.get("measured") or {}).get("frameworks", {}).get(name, {}).get("facts_after") or {}
-            if note.get("different_function") and COUNTED["forward"] in after:
+            if COUNTED["forward"] in after:
                 facts, variant = after, f"with the change of the note “{note['title']}”"
+            else:
+                unmeasured = True
+        if unmeasured:
+            continue
         counted = {kind: facts[key] * 1e9 for kind, key in COUNTED.items() if key in facts and kind in count}
         result["counted"] = {"framework": name, "variant": variant, **counted}
         result["differences"] = {kind: abs(result["counted"][kind] - count[kind]) / count[kind]

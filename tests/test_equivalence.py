@@ -278,9 +278,13 @@ def test_the_operation_count_is_checked_against_a_framework_counter(project):
     as_built = equivalence.operations_check(spec, per_framework, [])
     assert as_built["counted"]["variant"] == "as built" and "train" not in as_built["neutral"]
     assert as_built["differences"]["forward"] > equivalence.OPERATIONS_TOLERANCE
-    note = {"title": "v1.5", "different_function": True,
+    note = {"title": "v1.5", "different_function": True, "frameworks": ["pytorch"],
             "measured": {"frameworks": {"pytorch": {"facts_after": {"forward GFLOPs per sample":
                                                                     neutral_forward / 1e9 * 1.001}}}}}
     variant = equivalence.operations_check(spec, per_framework, [note])
     assert variant["counted"]["variant"].startswith("with the change of the note")
     assert variant["differences"]["forward"] == pytest.approx(0.001, rel=1e-3)
+    # The note's change could not be measured (its `against` row did not run): PyTorch's count is not
+    # the neutral model's, so it is not compared; the next counter would be, and here there is none.
+    unmeasured = equivalence.operations_check(spec, per_framework, [{**note, "measured": None}])
+    assert unmeasured["counted"] is None and unmeasured["differences"] == {}
