@@ -189,7 +189,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             if previous is not None:
                 previous["stale"] = not current
                 out[fw.name] = previous
-                log(f"  {example.name}/{fw.name}: {'up to date' if current else 'stale (not selected)'}")
+                if not args.from_results:   # (a publishing build judges staleness by code: mark_stale_by_code)
+                    log(f"  {example.name}/{fw.name}: {'up to date' if current else 'stale (not selected)'}")
             continue
         if profile_data(example, profile) != "synthetic" and not data_info and data_error is None:
             try:
@@ -301,7 +302,8 @@ def measure(project: Project, all_examples: list[Example], examples: list[Exampl
         log(f"lesson {lesson.name}:")
         out.lessons[lesson.name] = lessons.build_lesson(
             project, lesson, all_frameworks, selected if lesson.name in chosen_lessons else set(), envs,
-            profile, machine, machine_info, args.timeout, args.force, log)
+            profile, machine, machine_info, args.timeout, args.force,
+            log if not args.from_results else (lambda line: None))
     return out
 
 
@@ -418,6 +420,7 @@ def main(argv=None) -> int:
         rank = {p: i for i, p in enumerate(reversed(PROFILES))}        # full first, then cpu, then smoke
         root, machine, profile = min(found, key=lambda f: (published.index(f[0]), rank[f[2]]))
         machine_info, records = results.load_machine(root, machine)
+        machine_info["results_folder"] = str(root)        # (the pages say where their own column came from)
         others = [f for f in published if f != root]
         project = replace(project, results=root, extra_results=(*others, *project.extra_results))
         envs, selected = recorded_environments(records), set()
@@ -438,6 +441,11 @@ def main(argv=None) -> int:
                        lesson_problems, chosen_lessons, profile, machine, machine_info, args)
     if published:
         mark_stale_by_code(measured, all_examples, all_frameworks, all_lessons)
+        stale = [f"{name}/{row}" for group in (measured.results, measured.lessons)
+                 for name, rows in group.items() for row, r in rows.items() if r.get("stale")]
+        log(f"{sum(len(rows) for rows in measured.results.values())} results and "
+            f"{sum(len(rows) for rows in measured.lessons.values())} lesson results read; "
+            + (f"{len(stale)} stale (their code changed since): {', '.join(stale)}" if stale else "none stale"))
     failures, mismatches = failure_lines(measured, all_examples, selected, chosen_lessons)
     status = 0
     if args.measure_only:

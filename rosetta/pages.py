@@ -294,7 +294,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
                   operations: float | None = None, origins: dict | None = None) -> str:
     """One row per framework and machine (the machines of a framework next to each other, then the
     original's figures on its first row), so the table keeps its width however many machines have
-    results. `columns` are (machine, profile[, origin]) keys, this build's first; `origins` say where
+    results; its API is said once). `columns` are (machine, profile[, origin]) keys, this build's first; `origins` say where
     each one's results come from (this build, the reference results kept in the repository, a
     results folder). With the operations per sample of the timed step and the machines' `peaks`,
     a "% of peak" column."""
@@ -323,9 +323,11 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
     for fw in frameworks:
         # The machines that have this framework's result; this build's row always (it may say "not run").
         keys = [key for number, key in enumerate(columns) if number == 0 or fw.name in by_column.get(key, {})]
+        if not example.snippet_path(fw).exists() and not any(fw.name in by_column.get(key, {}) for key in keys):
+            continue          # no program of this row for this example (ConvNetJS has no GRU): no row
         figures = reference.get(fw.name, [])
         for index, key in enumerate(keys):
-            row = [fw.label, cell_text(fw.api), short[key]]
+            row = [fw.label, cell_text(fw.api) if index == 0 else "", short[key]]
             result = by_column.get(key, {}).get(fw.name)
             blanks = [""] * len(metrics)
             if result is None:
@@ -401,8 +403,9 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     by_column, machine_labels, origins, peaks = other_results(project, example, frameworks, profile, machine)
     by_column[(machine, profile)] = current
     machine_labels[machine] = results.machine_label(machine_info)
-    origins[(machine, profile)] = "this build" + (f", {origins[(machine, profile)]}"
-                                                  if origins.get((machine, profile)) else "")
+    # A publishing build measured nothing: its own column is the first results folder it was given.
+    published = machine_info.get("results_folder")
+    origins[(machine, profile)] = f"results folder `{Path(published).name}`" if published else "this build"
     peaks[machine] = machine_info.get("float32_matmul")
     columns = [(machine, profile)] + sorted(c for c in by_column if c != (machine, profile))
 
@@ -415,8 +418,10 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     weights = "; ".join(sorted({r["provenance"].get("weights", "") for r in ok} - {""})) or example.weights
     sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, current, frameworks)
     lines = [f"({example.name})=", f"# {example.title}", "", intro, "",
-             "```{admonition} This build", ":class: note",
-             f"Measured on **{results.machine_label(machine_info)}**, profile **{profile}** ({sizes}). "
+             "```{admonition} " + ("The tabs' results" if published else "This build"), ":class: note",
+             f"Measured on **{results.machine_label(machine_info)}**, profile **{profile}** ({sizes})"
+             + (f", read from the results folder `{Path(published).name}` (this site was built without "
+                "executing anything). " if published else ". ") +
              f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {weights}. "
              "One snippet ran at a time; step times come from the notebook cell timestamps "
              "(see {doc}`/methodology`).", "```", "", "## Results", "",

@@ -143,3 +143,60 @@ def test_pages_load_offline_without_console_errors(browser, server, path):
     assert watch.errors == [], watch.errors
     assert watch.outside == [], f"requests left the site: {watch.outside}"
     context.close()
+
+
+TABLE_LAYOUT = """() => {
+    const box = document.querySelector('.rosetta-results');
+    const table = box.querySelector('table');
+    // Squeezed: a cell whose text wraps in a column narrower than about a dozen characters.
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
+    const lines = cell => {          // the lines of its text (a cell is as tall as its row)
+        const bottoms = new Set(), walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            for (const rect of range.getClientRects()) if (rect.width) bottoms.add(Math.round(rect.bottom));
+        }
+        return bottoms.size;
+    };
+    // Body cells: a value broken over lines in a narrow column; headings may wrap, in columns kept wide.
+    const wrapped = [...table.querySelectorAll('td')].filter(
+        cell => cell.textContent.trim() && lines(cell) > 1 && cell.clientWidth < 7.5 * rem
+    ).concat([...table.querySelectorAll('th')].filter(cell => cell.clientWidth < 5.5 * rem)
+    ).map(cell => cell.textContent.trim());
+    const machines = new Set([...table.querySelectorAll('tbody tr')].map(row => row.cells[2].textContent.trim()));
+    // The box that scrolls: ours, or the theme's wrapper around the table inside it.
+    let scrolls = false;
+    for (let node = table.parentElement; node && node !== box.parentElement; node = node.parentElement) {
+        scrolls = scrolls || (['auto', 'scroll'].includes(getComputedStyle(node).overflowX)
+                              && node.scrollWidth > node.clientWidth + 1);
+    }
+    const article = document.querySelector('.bd-article-container').getBoundingClientRect();
+    return {wrapped, machines: [...machines], rows: table.querySelectorAll('tbody tr').length,
+            tableScrolls: scrolls, tableWidth: table.scrollWidth,
+            articleRight: article.right, viewport: window.innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [1300, 390])
+@pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb"])
+def test_results_tables_keep_each_cell_on_one_line_at_desktop_and_phone_width(browser, server, width, example):
+    """The results table has a row per framework and machine: here this build's smoke rows beside the
+    reference results kept in benchmarks/reference (two machines or profiles per framework). At desktop
+    and phone width no cell is squeezed to a word or two per line (two column groups used to do that to
+    the GRU table): short cells stay on one line, text cells keep a reading width; where the table is wider than the screen it scrolls in its own box, and
+    the article itself stays within the screen."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, server)
+    page.goto(f"{server}/_gen/benchmarks/{example}.html")
+    layout = page.evaluate(TABLE_LAYOUT)
+    assert len(layout["machines"]) >= 2, f"rows of at least two machines or profiles: {layout['machines']}"
+    assert layout["wrapped"] == [], f"cells squeezed at {width} px: {layout['wrapped'][:8]}"
+    assert layout["articleRight"] <= layout["viewport"] + 1, "the article is wider than the screen"
+    if width < 500:
+        assert layout["tableScrolls"], "on a phone the table scrolls in its own box"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".rosetta-results").screenshot(path=str(SCREENSHOTS / f"results-{example}-{width}px.png"))
+    assert watch.errors == [], watch.errors
+    context.close()

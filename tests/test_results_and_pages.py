@@ -128,6 +128,7 @@ def test_results_table_has_a_row_per_framework_and_machine(project):
     second = [row for row in rows if row[0] == frameworks[1].label]
     assert [row[2] for row in second] == ["[1] 2-core Machine · cpu", "[2] Machine B · cpu", "[3] H200 · full · ref."]
     assert second[0][3] == "not run", "this build's row is always there"
+    assert second[0][1] == frameworks[1].api and second[1][1] == second[2][1] == "", "the API said once"
     assert second[2][3] == "1.50 s (stale)"
     original = len(example.reference.get("columns", []))
     assert all(cell == "" for row in [*others, *second[1:]] for cell in row[len(row) - original:]), \
