@@ -294,8 +294,8 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
                   operations: float | None = None, origins: dict | None = None) -> str:
     """One row per framework and machine (the machines of a framework next to each other, then the
     original's figures on its first row), so the table keeps its width however many machines have
-    results; its API is said once). `columns` are (machine, profile[, origin]) keys, this build's first; `origins` say where
-    each one's results come from (this build, the reference results kept in the repository, a
+    results; its API is said once). `columns` are (machine, profile[, origin]) keys, this build's
+    first; `origins` say where each one's results come from (this build, the reference results kept in the repository, a
     results folder). With the operations per sample of the timed step and the machines' `peaks`,
     a "% of peak" column."""
     peaks, origins = peaks or {}, origins or {}
