@@ -184,8 +184,8 @@ def test_results_tables_keep_each_cell_on_one_line_at_desktop_and_phone_width(br
     """The results table has a row per framework and machine: here this build's smoke rows beside the
     reference results kept in benchmarks/reference (two machines or profiles per framework). At desktop
     and phone width no cell is squeezed to a word or two per line (two column groups used to do that to
-    the GRU table): short cells stay on one line, text cells keep a reading width; where the table is wider than the screen it scrolls in its own box, and
-    the article itself stays within the screen."""
+    the GRU table): values stay on one line, headings keep a reading width; where the table is wider
+    than the screen it scrolls in its own box, and the article itself stays within the screen."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     watch = Watch(page, server)
