@@ -259,6 +259,12 @@ def _register_kernel(project: Project, fw: Framework, log) -> None:
     log.write(f"wrote {spec}\n")
 
 
+def _spec_is_current(spec: Path, project: Project, fw: Framework) -> bool:
+    """The registered kernel runs this environment's interpreter (and, for a kernel of its own, this command)."""
+    argv, wanted = json.loads(spec.read_text())["argv"], kernel_argv(project, fw)
+    return argv == wanted if fw.kernel_argv else argv[0] == wanted[0]
+
+
 def is_current(project: Project, fw: Framework) -> bool:
     marker = project.venvs / fw.environment / MARKER
     if not (marker.exists() and venv_python(project, fw).exists()):
@@ -306,8 +312,7 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
                 status.packages = _install(project, fw, log)
                 status.created, status.seconds = True, time.perf_counter() - started
             spec = _kernel_spec(project, fw)
-            if status.created or not spec.exists() or \
-                    json.loads(spec.read_text())["argv"][0] != kernel_argv(project, fw)[0]:
+            if status.created or not spec.exists() or not _spec_is_current(spec, project, fw):
                 _register_kernel(project, fw, log)
             status.fingerprint = fingerprint(project, fw)
         except (RuntimeError, OSError, subprocess.CalledProcessError, json.JSONDecodeError) as exc:
@@ -338,7 +343,7 @@ def _ensure_existing(project: Project, fw: Framework, status: EnvStatus, log_pat
                     raise RuntimeError(f"{setting}={python}: it has no ipykernel (install ipykernel into it, "
                                        "or see benchmarks/gpu/README.md for an overlay environment)")
             spec = _kernel_spec(project, fw)
-            if not spec.exists() or json.loads(spec.read_text())["argv"][0] != kernel_argv(project, fw)[0]:
+            if not spec.exists() or not _spec_is_current(spec, project, fw):
                 _register_kernel(project, fw, log)
             status.fingerprint = fingerprint(project, fw)
         except (RuntimeError, OSError, subprocess.CalledProcessError, json.JSONDecodeError) as exc:

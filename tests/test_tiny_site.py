@@ -158,7 +158,7 @@ JS_ROW = textwrap.dedent("""\
     order = 5
     language = "javascript"
     packages = ["deno"]
-    kernel_argv = ["{venv}/bin/deno", "jupyter", "--kernel", "--conn", "{connection_file}"]
+    kernel_argv = ["{venv}/bin/deno", "jupyter", "--kernel", "--conn", "{connection_file}", "--quiet"]
     kernel_transport = "tcp"
     working_files = {"deno.json" = '{"imports": {"rosetta": "{repo}/rosetta/js/rosetta.ts"}}'}
     [variables]
