@@ -307,7 +307,8 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
         weights = random_weights(column_results, {fw.name: fw.label for fw in frameworks})
         repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
         runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
-        peak = f", peak {peaks[machine]['gflops']:.0f} GFLOP/s" if operations and peaks.get(machine) else ""
+        rate = peaks.get(key) or peaks.get(machine)     # a column's own machine.json, else its machine's
+        peak = f", peak {rate['gflops']:.0f} GFLOP/s" if operations and rate else ""
         sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, column_results, frameworks)
         origin = f"; {origins[key]}" if origins.get(key) else ""
         legend.append(f"[{number}] {machine_labels.get(machine, machine)} (`{machine}`), profile `{profile}` ({sizes})"
@@ -338,7 +339,8 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
                 timed = result["steps"].get(example.timed_step)
                 stale = " (stale)" if result.get("stale") else ""
                 row.append((time_summary(timed) if timed else "?") + stale)
-                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, peaks.get(key[0]))}
+                rate = peaks.get(key) or peaks.get(key[0])
+                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, rate)}
                 row += [metric_text(values.get(m["metric"]), m.get("format", "text")) for m in metrics]
             row += [(str(figures[i]) if i < len(figures) else "–") if index == 0 else ""
                     for i in range(len(ref_columns))]
@@ -369,7 +371,7 @@ def other_results(project: Project, example: Example, frameworks: list[Framework
             stored["stale"] = results.code_changed(stored, code[stored["framework"]])
         by_column.setdefault(key, {})[stored["framework"]] = stored
         labels.setdefault(stored["machine"], stored.get("machine_label", stored["machine"]))
-        peaks.setdefault(stored["machine"], results.known_matmul_rate_in(source, stored["machine"]))
+        peaks.setdefault(key, results.known_matmul_rate_in(source, stored["machine"]))   # (its folder's own)
     for key, column in by_column.items():
         origins[key] = origin_text(key, column, reference if len(key) > 2 and key[2] == "reference" else None)
     return by_column, labels, origins, peaks
@@ -406,7 +408,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     # A publishing build measured nothing: its own column is the first results folder it was given.
     published = machine_info.get("results_folder")
     origins[(machine, profile)] = f"results folder `{Path(published).name}`" if published else "this build"
-    peaks[machine] = machine_info.get("float32_matmul")
+    peaks[(machine, profile)] = machine_info.get("float32_matmul")
     columns = [(machine, profile)] + sorted(c for c in by_column if c != (machine, profile))
 
     operations = timed_operations(project, example, profile)

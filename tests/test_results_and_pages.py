@@ -173,6 +173,13 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     assert "% of peak" in header
     assert rows[0][header.index("% of peak")] == "20.0%", "10 images/s x 2 GFLOP / 100 GFLOP/s"
     assert rows[1][header.index("% of peak")] == "", "no rate on record for the other machine"
+    # The same machine's reference results carry the rate of their own machine.json, not this build's.
+    reference = ("box", "cpu", "reference")
+    table = pages.results_table(example, [fw], [("box", "cpu"), reference],
+                                {("box", "cpu"): {fw.name: record}, reference: {fw.name: record}}, {},
+                                {("box", "cpu"): {"gflops": 100.0}, reference: {"gflops": 50.0}}, 2e9)
+    header, rows = table_rows(table)
+    assert [row[header.index("% of peak")] for row in rows] == ["20.0%", "40.0%"]
     assert pages.peak_fraction(record, None, {"gflops": 1.0}) is None
 
 
