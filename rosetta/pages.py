@@ -299,6 +299,8 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
     results folder). With the operations per sample of the timed step and the machines' `peaks`,
     a "% of peak" column."""
     peaks, origins = peaks or {}, origins or {}
+    # Each column's machine rate: its own folder's machine.json (keyed by column), else its machine's.
+    rates = {key: peaks.get(key) or peaks.get(key[0]) for key in columns}
     metrics = [*example.table_metrics, *([PEAK_METRIC] if operations else [])]
     legend, short = [], {}
     for number, key in enumerate(columns, 1):
@@ -307,8 +309,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
         weights = random_weights(column_results, {fw.name: fw.label for fw in frameworks})
         repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
         runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
-        rate = peaks.get(key) or peaks.get(machine)     # a column's own machine.json, else its machine's
-        peak = f", peak {rate['gflops']:.0f} GFLOP/s" if operations and rate else ""
+        peak = f", peak {rates[key]['gflops']:.0f} GFLOP/s" if operations and rates[key] else ""
         sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, column_results, frameworks)
         origin = f"; {origins[key]}" if origins.get(key) else ""
         legend.append(f"[{number}] {machine_labels.get(machine, machine)} (`{machine}`), profile `{profile}` ({sizes})"
@@ -339,8 +340,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
                 timed = result["steps"].get(example.timed_step)
                 stale = " (stale)" if result.get("stale") else ""
                 row.append((time_summary(timed) if timed else "?") + stale)
-                rate = peaks.get(key) or peaks.get(key[0])
-                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, rate)}
+                values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, rates[key])}
                 row += [metric_text(values.get(m["metric"]), m.get("format", "text")) for m in metrics]
             row += [(str(figures[i]) if i < len(figures) else "–") if index == 0 else ""
                     for i in range(len(ref_columns))]
@@ -373,18 +373,20 @@ def other_results(project: Project, example: Example, frameworks: list[Framework
         labels.setdefault(stored["machine"], stored.get("machine_label", stored["machine"]))
         peaks.setdefault(key, results.known_matmul_rate_in(source, stored["machine"]))   # (its folder's own)
     for key, column in by_column.items():
-        origins[key] = origin_text(key, column, reference if len(key) > 2 and key[2] == "reference" else None)
+        origins[key] = origin_text(key, column)
     return by_column, labels, origins, peaks
 
 
-def origin_text(key: tuple, column: dict, reference: Path | None) -> str:
+REFERENCE_TEXT = f"reference results kept in the repository (`{REFERENCE_RESULTS}`)"
+
+
+def origin_text(key: tuple, column: dict) -> str:
     """Where a column's results come from, when and at which commit they were measured."""
     dates = sorted({r.get("provenance", {}).get("date", "")[:10] for r in column.values()} - {""})
     commits = sorted({(r.get("provenance", {}).get("repository") or {}).get("commit", "")[:10]
                       for r in column.values()} - {""})
     stale = sum(1 for r in column.values() if r.get("stale"))
-    where = ("reference results kept in the repository (`" + REFERENCE_RESULTS + "`)" if reference is not None
-             else f"results folder `{key[2]}`" if len(key) > 2 else "")
+    where = ("" if len(key) < 3 else REFERENCE_TEXT if key[2] == "reference" else f"results folder `{key[2]}`")
     when = (f"measured {dates[0]}" + (f" to {dates[-1]}" if dates[-1] != dates[0] else "") if dates else "") + \
         (f" at commit {', '.join(commits)}" if commits else "")
     return ", ".join(part for part in (where, when, f"{stale} stale (code changed since)" if stale else "") if part)
@@ -407,7 +409,9 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     machine_labels[machine] = results.machine_label(machine_info)
     # A publishing build measured nothing: its own column is the first results folder it was given.
     published = machine_info.get("results_folder")
-    origins[(machine, profile)] = f"results folder `{Path(published).name}`" if published else "this build"
+    origins[(machine, profile)] = ("this build" if not published else REFERENCE_TEXT
+                                   if Path(published).resolve() == (project.root / REFERENCE_RESULTS).resolve()
+                                   else f"results folder `{Path(published).name}`")
     peaks[(machine, profile)] = machine_info.get("float32_matmul")
     columns = [(machine, profile)] + sorted(c for c in by_column if c != (machine, profile))
 

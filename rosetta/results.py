@@ -330,7 +330,7 @@ def save_environments(project: Project, machine: str, envs: dict) -> Path:
     """Each environment's state and fingerprint, so that a build on another machine can show them."""
     return write_json(project.results / machine / "environments.json",
                       {name: {"ok": env.ok, "reason": env.reason, "fingerprint": env.fingerprint,
-                              "existing_python": getattr(env, "existing_python", "")}
+                              "existing_python": env.existing_python}
                        for name, env in envs.items()})
 
 
