@@ -21,7 +21,14 @@ def project() -> Project:
 
 @pytest.fixture(scope="session")
 def smoke_site(tmp_path_factory):
-    """Build the real site at the smoke profile, executing every snippet in its own kernel."""
+    """Build the real site at the smoke profile, executing every snippet in its own kernel.
+
+    A developer iterating on pages or browser tests may set ROSETTA_REUSE_SITE to a site already built
+    (e.g. by `make publish`): it is used as it is, with no build log (the tests of the log then fail).
+    """
+    reuse = os.environ.get("ROSETTA_REUSE_SITE")
+    if reuse:
+        return {"output": Path(reuse), "returncode": 0, "log": ""}
     output = tmp_path_factory.mktemp("site") / "html"
     cmd = [sys.executable, str(REPO / "build_docs.py"), "--profile", "smoke", "--force", "--strict",
            "--output", str(output)]
@@ -29,3 +36,25 @@ def smoke_site(tmp_path_factory):
     env = {**os.environ, "ROSETTA_WEIGHTS": "random"}
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800, env=env)
     return {"output": output, "returncode": run.returncode, "log": run.stdout + run.stderr}
+
+
+@pytest.fixture(scope="module")
+def server(smoke_site):
+    """The smoke site served on 127.0.0.1 (browser tests)."""
+    from browsing import serve
+    assert smoke_site["returncode"] == 0, smoke_site["log"][-3000:]
+    base, httpd = serve(smoke_site["output"])
+    yield base
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright."""
+    from browsing import CHROMIUM, FLAGS
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
