@@ -456,7 +456,10 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                   + (", with test accuracy." if any("accuracy" in r["metrics"] for r in ok) else "."),
                   "```", ""]
     lines += ["## Step by step", "",
-              "Pick a framework once: every step on every page follows, and the choice is remembered.", ""]
+              "Pick a framework once: every step on every page follows, and the choice is remembered. "
+              "*Side by side* shows two programs next to each other, the lines that do the same thing "
+              "side by side in the same colour (the parts each program marks, `# [loss]`).", "",
+              parts_script(example), ""]
     notebooks = {name: load_executed(project, r) for name, r in current.items()}
     groups = tab_groups(frameworks, example.snippet_path)
     snippet_steps = {}
@@ -466,7 +469,6 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                                                                          str(group.path))}
         except SnippetError:
             snippet_steps[group.path] = {}
-    shown = [fw for group in groups for fw in group.rows]
     for step in example.steps:
         # Colon fences nest by length: tab-set 7, tab-item 6, a program's per-row tab-set 5, its items 4.
         lines += [f"### {step.capitalize()}", "", ":::::::{tab-set}", ":sync-group: framework", ""]
@@ -478,9 +480,37 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
         lines += equivalence_section(example, frameworks, check, writer)
     if related:
         lines += ["## Lessons measured on this model", "", *related, ""]
-    lines += ["## Full notebooks", ""]
-    lines += [f"- {{doc}}`{fw.label} <{doc_link(notebook_doc(example.name, fw.name))}>`" for fw in shown]
+    lines += whole_programs(example, groups, current)
     writer.write(f"benchmarks/{example.name}.md", "\n".join(lines) + "\n")
+
+
+def parts_script(example: Example) -> str:
+    """The parts each step's programs mark (example.toml [parts]), for the side-by-side view's colours
+    and pairs (docs/_static/rosetta-compare.js). A raw HTML block: JSON cannot break out of it."""
+    parts = {step: list(names) for step, names in getattr(example, "parts", {}).items()}
+    return ('<script type="application/json" id="rosetta-parts">'
+            + json.dumps(parts).replace("</", "<\\/") + "</script>")
+
+
+def whole_programs(example: Example, groups: list[TabGroup], current: dict) -> list[str]:
+    """The last section: per tab (synced with the steps), the program to download, each row's executed
+    notebook, and its page. The files are the copies the notebook pages write (see notebook_page)."""
+    lines = ["## Whole programs", "",
+             "Each program as one file, and each run of it as an executed notebook.", "",
+             ":::::{tab-set}", ":sync-group: framework", ""]
+    for group in groups:
+        folder = f"/{GENERATED}/{notebook_doc(example.name, '')}"
+        items = [f"- The program: {{download}}`{group.path.name} <{folder}{group.path.name}>` "
+                 "(a jupytext percent script; open it in Jupyter as a notebook)"]
+        for fw in group.rows:
+            result = current.get(fw.name)
+            run = "" if len(group.rows) == 1 else f" ({fw.backend})"
+            state = "executed" if result and result["status"] == "ok" else \
+                STATUS_TEXT.get(result["status"], result["status"]) if result else "not run"
+            items.append(f"- Its run{run}: {{download}}`{fw.name}.ipynb <{folder}{fw.name}.ipynb>` ({state}) · "
+                         f"{{doc}}`read it as a page <{doc_link(notebook_doc(example.name, fw.name))}>`")
+        lines += [f"::::{{tab-item}} {group.label}", f":sync: {group.sync}", "", *items, "", "::::", ""]
+    return lines + [":::::", ""]
 
 
 # --- "Are these the same model?" -------------------------------------------------------------------
@@ -680,7 +710,7 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
     notebook = copy.deepcopy(executed) if executed is not None else read_notebook(source)
     relative = notebook_doc(example.name, fw.name)
     name = fw.name
-    script = f"{name}{source.suffix}"
+    script = source.name             # the program's own file name (keras.py for each Keras backend's row)
     info = [f"Downloads: {{download}}`{script} <{script}>` (the snippet, a jupytext script) · "
             f"{{download}}`{name}.ipynb <{name}.ipynb>` (this notebook, executed)."]
     if fw.variables:
@@ -711,7 +741,7 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
         position = 1
     notebook.cells.insert(position, header)
     writer.write(f"{relative}.ipynb", nbformat.writes(notebook))
-    writer.write(f"{relative}{source.suffix}", source.read_bytes())
+    writer.write(f"{notebook_doc(example.name, '')}{script}", source.read_bytes())
 
 
 def fairness_entries(project: Project) -> list[dict]:
