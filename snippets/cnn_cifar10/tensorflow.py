@@ -109,6 +109,7 @@ model = VGGish()
 velocities = [tf.Variable(tf.zeros_like(w), trainable=False) for w in model.trainable_variables]
 
 
+# [loss, optimizer] one training step, traced into one graph: the loss, its gradients, the update
 @tf.function                                          # traced into one graph at the first call
 def train_step(x, y):
     with tf.GradientTape() as tape:

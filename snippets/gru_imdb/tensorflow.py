@@ -90,6 +90,7 @@ moments = [(tf.Variable(tf.zeros_like(w), trainable=False), tf.Variable(tf.zeros
            for w in model.trainable_variables]
 
 
+# [loss, optimizer] one training step, traced into one graph: the loss, its gradients, the update
 @tf.function
 def train_step(x, y):
     with tf.GradientTape() as tape:
