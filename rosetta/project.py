@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,9 @@ class Example:
     table_metrics: tuple = ()               # the metric columns of the results table
     failure_hints: dict = field(default_factory=dict)   # step -> what to try when it fails
     row_sizes: dict = field(default_factory=dict)       # row -> profile -> sizes that replace the profile's
+    # step -> its sub-parts in reading order, which every program marks with `# [part] ...` comment lines
+    # (rosetta/snippets.py checks them; the side-by-side view pairs two programs' lines by them).
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def sizes(self, profile: str, row: str | None = None) -> dict:
         """A profile's sizes, for one row: a row far slower than the others may run fewer samples."""
@@ -252,7 +256,35 @@ def load_example(folder: Path) -> Example:
         failure_hints=dict(meta.get("failure_hints", {})),
         row_sizes={row: {check_name("profile", name, PROFILES): dict(sizes) for name, sizes in by_profile.items()}
                    for row, by_profile in meta.get("row_sizes", {}).items()},
+        parts=read_parts(meta.get("parts", {}), tuple(meta["steps"]), folder / "example.toml"),
     )
+
+
+# A part's id, as a marker writes it: short lowercase words joined by hyphens ("training-step").
+PART_ID = r"[a-z][a-z0-9-]*"
+
+
+def read_parts(table: dict, steps: tuple[str, ...], where: Path) -> dict[str, tuple[str, ...]]:
+    """An example's [parts] table: step -> its part ids in reading order. Every slip is one message
+    naming the file: a marker could never name an id that is malformed, and a step that does not exist
+    would leave its parts unchecked."""
+    parts = {}
+    for step, ids in table.items():
+        if step not in steps:
+            hint = difflib.get_close_matches(step, steps, n=1)
+            did_you_mean = f" Did you mean {hint[0]!r}?" if hint else ""
+            raise UsageError(f"{where}: [parts] names step {step!r}, which is not one of the example's steps "
+                             f"({', '.join(steps)}).{did_you_mean}")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise UsageError(f"{where}: [parts] {step} must be a list of part names, is {ids!r}")
+        bad = [i for i in ids if not re.fullmatch(PART_ID, i)]
+        if bad:
+            raise UsageError(f"{where}: [parts] {step}: {', '.join(map(repr, bad))} is not a part name "
+                             f"(lowercase words joined by hyphens, e.g. 'training-step')")
+        if len(set(ids)) != len(ids):
+            raise UsageError(f"{where}: [parts] {step} names a part twice: {ids}")
+        parts[step] = tuple(ids)
+    return parts
 
 
 @functools.lru_cache(maxsize=1)

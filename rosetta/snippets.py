@@ -1,16 +1,19 @@
 """Parse stage: a snippet file -> its steps, and the check that every tab has the same steps.
 
-Parsing is jupytext's own (``jupytext.reads``); this module only reads the cell tags.
+Parsing is jupytext's own (``jupytext.reads``); this module only reads the cell tags, and the part
+markers inside a step (comment lines ``# [loss] ...``) by which two programs' lines are paired.
 """
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jupytext
 import nbformat
 
-from .project import SUFFIXES, Example, Framework
+from .project import PART_ID, SUFFIXES, Example, Framework
 
 
 class SnippetError(Exception):
@@ -80,6 +83,123 @@ def group_steps(notebook: nbformat.NotebookNode, example: Example, where: str) -
     return steps
 
 
+# --- part markers ------------------------------------------------------------------------------
+# A step that declares parts in its example.toml ([parts]) is cut into bands, each starting at a marker:
+# a comment line on its own, `# [part] free comment` (`// [part]` in JavaScript), or `# [part, other]`
+# for one band that does two parts at once. A band runs to the next marker or the end of the step.
+
+# The comment mark of each language a snippet may be written in.
+COMMENT_MARKS = {"python": "#", "javascript": "//"}
+# One regex for every language, as the pages' JavaScript mirrors it: group 1 the comment mark, group 2
+# the part ids (separated by ", "), group 3 the free text (None when there is none).
+MARKER = rf"^\s*(#|//) \[({PART_ID}(?:, {PART_ID})*)\](?: (.*))?$"
+LANGUAGES = {suffix: language for language, suffix in SUFFIXES.items()}
+
+
+def marker_regex(language: str) -> re.Pattern:
+    """MARKER with this language's own comment mark only (`//` is no comment in Python)."""
+    return re.compile(MARKER.replace("(#|//)", f"({re.escape(COMMENT_MARKS[language])})", 1))
+
+
+def _lookalike_regex(language: str) -> re.Pattern:
+    """A comment whose text starts with `[` and a letter: meant as a marker, so a slip in it
+    (`#[loss]`, `# [Loss]`, `# [loss,optimizer]`) is reported instead of silently read as prose."""
+    return re.compile(rf"^(\s*){re.escape(COMMENT_MARKS[language])}\s*\[\s*([A-Za-z][^\]]*)(\]?)(.*)$")
+
+
+def language_of(path: Path) -> str:
+    return LANGUAGES.get(path.suffix, "python")
+
+
+@dataclass
+class Part:
+    ids: tuple[str, ...]      # the parts this band does (two or more: one band doing them at once)
+    first_line: int           # 0-based lines of step.code, inclusive; first_line is the marker itself
+    last_line: int
+    text: str = ""            # the marker's free comment, if any
+
+
+def scan_parts(code: str, language: str, declared: tuple[str, ...], where: str,
+               others: dict[str, tuple[str, ...]] | None = None) -> tuple[list[Part], list[str]]:
+    """A step's bands, and every problem with its markers (one line each, starting with `where`).
+    `others`: every step's parts, to say where a part that is not this step's belongs."""
+    strict, lookalike = marker_regex(language), _lookalike_regex(language)
+    mark = COMMENT_MARKS[language]
+    lines = code.splitlines()
+    parts: list[Part] = []
+    problems: list[str] = []
+    for number, line in enumerate(lines):
+        found = strict.match(line)
+        if not found:
+            slip = lookalike.match(line)
+            if slip:
+                indent, inside, closed, rest = slip.groups()
+                ids = [re.sub(r"[\s_]+", "-", i.strip().lower()) for i in inside.split(",") if i.strip()]
+                fixed = f"{mark} [{', '.join(ids)}]" + (f" {rest.strip()}" if closed and rest.strip() else "")
+                problems.append(f"{where}: {line.strip()!r} looks like a part marker but is malformed; "
+                                f"write {fixed!r} (a space after {mark!r}, lowercase ids separated by ', ', "
+                                f"a space before any text)")
+            continue
+        ids = tuple(found.group(2).split(", "))
+        if not declared:
+            problems.append(f"{where}: marker {line.strip()!r}, but this step declares no parts "
+                            f"([parts] in example.toml)")
+            continue
+        for part_id in ids:
+            if part_id not in declared:
+                problems.append(f"{where}: unknown part {part_id!r} in marker {line.strip()!r}"
+                                f"{_did_you_mean(part_id, declared, others)} (this step's parts: "
+                                f"{', '.join(declared)})")
+        if len(set(ids)) != len(ids):
+            problems.append(f"{where}: marker {line.strip()!r} names a part twice")
+        if parts:
+            parts[-1].last_line = number - 1
+        parts.append(Part(ids, number, len(lines) - 1, found.group(3) or ""))
+    if not declared:
+        return parts, problems
+    first_code = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if not parts:
+        problems.append(f"{where}: no part markers; this step's parts are {', '.join(declared)}: start it with "
+                        f"'{mark} [{declared[0]}] ...' and mark where each part begins")
+        return parts, problems
+    if first_code is not None and first_code < parts[0].first_line:
+        problems.append(f"{where}: {lines[first_code].strip()!r} comes before the first marker: start the step "
+                        f"with a marker, e.g. '{mark} [{declared[0]}] ...'")
+    marked = {part_id for part in parts for part_id in part.ids}
+    for part_id in declared:
+        if part_id not in marked:
+            problems.append(f"{where}: part {part_id!r} has no marker: mark the line where it begins with "
+                            f"'{mark} [{part_id}] ...' (a band may name two parts: '{mark} [a, b]')")
+    return parts, problems
+
+
+def _did_you_mean(part_id: str, declared: tuple[str, ...], others: dict | None) -> str:
+    hint = difflib.get_close_matches(part_id, declared, n=1)
+    if hint:
+        return f"; did you mean {hint[0]!r}?"
+    home = [step for step, ids in (others or {}).items() if part_id in ids]
+    return f"; it is a part of step {home[0]!r}" if home else ""
+
+
+def step_parts(step: Step, language: str, declared: tuple[str, ...]) -> list[Part]:
+    """The bands of one step's code (empty when it declares no parts); SnippetError on a broken rule."""
+    parts, problems = scan_parts(step.code, language, declared, f"step {step.name!r}")
+    if problems:
+        raise SnippetError("; ".join(problems))
+    return parts
+
+
+def check_parts(example: Example, snippet: Snippet) -> list[str]:
+    """The marker problems of one snippet, one line each naming the file, the step and the part."""
+    declared = getattr(example, "parts", {})           # lessons have none: their scripts carry no markers
+    language = language_of(snippet.path)
+    problems = []
+    for step in snippet.steps:
+        problems += scan_parts(step.code, language, declared.get(step.name, ()),
+                               f"{snippet.path}: step {step.name!r}", declared)[1]
+    return problems
+
+
 def kernel_name_of(snippet: Snippet) -> str | None:
     return snippet.notebook.metadata.get("kernelspec", {}).get("name")
 
@@ -98,6 +218,7 @@ def check_alignment(example: Example, snippets: list[Snippet], frameworks: list[
         if expected and kernel_name_of(snippet) not in expected:
             problems.append(f"{snippet.path}: kernelspec name is {kernel_name_of(snippet)!r}, "
                             f"expected {' or '.join(map(repr, expected))}")
+        problems += check_parts(example, snippet)
     known = {fw.name for fw in frameworks} | {fw.program for fw in frameworks}
     for path in sorted(p for suffix in SUFFIXES.values() for p in example.folder.glob(f"*{suffix}")):
         if path.stem not in known:

@@ -83,3 +83,26 @@ def test_every_example_defines_every_profile(project):
         assert set(example.profiles) == set(PROFILES), example.name
         assert example.timed_step in example.steps
         assert example.profiles["smoke"].get("data") == "synthetic"
+
+
+def write_example(tmp_path, parts: str):
+    folder = tmp_path / "demo"
+    folder.mkdir(exist_ok=True)
+    (folder / "example.toml").write_text(
+        'title = "Demo"\nsteps = ["setup", "model", "train"]\ntimed_step = "train"\n' + parts)
+    return folder
+
+
+def test_parts_are_read_per_step_and_checked(tmp_path):
+    from rosetta.project import load_example
+    folder = write_example(tmp_path, '[parts]\nmodel = ["network", "loss"]\ntrain = ["training-step"]\n')
+    assert load_example(folder).parts == {"model": ("network", "loss"), "train": ("training-step",)}
+    assert load_example(write_example(tmp_path, "")).parts == {}, "no [parts]: every step is one piece"
+    for table, message in (
+            ('modle = ["network"]', r"demo/example.toml: \[parts\] names step 'modle', which is not one of the "
+                                    r"example's steps \(setup, model, train\). Did you mean 'model'\?"),
+            ('model = ["Network"]', r"demo/example.toml: \[parts\] model: 'Network' is not a part name"),
+            ('model = ["loss", "loss"]', r"demo/example.toml: \[parts\] model names a part twice"),
+            ('model = "network"', r"demo/example.toml: \[parts\] model must be a list of part names")):
+        with pytest.raises(UsageError, match=message):
+            load_example(write_example(tmp_path, f"[parts]\n{table}\n"))

@@ -12,6 +12,7 @@
 # Chainer is define-by-run, like PyTorch, which took the idea from it.
 
 # %% tags=["setup"]
+# [imports]
 import os
 
 import chainer
@@ -22,9 +23,11 @@ import numpy as np
 from rosetta import report, settings
 from rosetta.data import cifar10
 
+# [seeds]
 hp = settings("cnn_cifar10")
 rng = np.random.default_rng(hp.seed)
 np.random.seed(hp.seed)                                  # Chainer's initialisers draw from numpy
+# [device]
 try:
     import cupy as xp                                    # arrays on the GPU through CuPy
     device = chainer.get_device("@cupy:0")
@@ -44,6 +47,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 class VGGish(chainer.Chain):
     def __init__(self, n_classes=10):
         super().__init__()
@@ -68,28 +72,35 @@ class VGGish(chainer.Chain):
 
 model = VGGish()
 model.to_device(device)
+# [optimizer]
 optimizer = chainer.optimizers.MomentumSGD(lr=hp.learning_rate, momentum=hp.momentum)
 optimizer.setup(model)
+# [loss]
 loss_fn = F.softmax_cross_entropy                        # softmax inside, on logits; mean over the batch
 print(sum(p.size for p in model.params()), "parameters")
 
 # %% tags=["train"]
+# [batches]
 n_batches = len(x_train) // hp.batch_size               # full batches only
 for epoch in range(hp.epochs):
     order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
     order = device.send(order)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         loss = loss_fn(model(x_train[rows]), y_train[rows])
         model.cleargrads()
         loss.backward()
         optimizer.update()
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {float(loss.array):.3f}")   # float() also waits for the GPU
 
 # %% tags=["infer"]
+# [predictions]
 with chainer.using_config("train", False), chainer.no_backprop_mode():
     predictions = xp.concatenate([model(x_test[i:i + hp.batch_size]).array.argmax(axis=1)
                                   for i in range(0, len(x_test), hp.batch_size)])
+# [accuracy]
 accuracy = float((predictions == y_test).mean())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size)

@@ -12,9 +12,11 @@
 // `SGDTrainer`: plain JavaScript (run here by Deno), no tensors and no BLAS, one image at a time.
 
 // %% tags=["setup"]
+// [imports]
 import convnetjs from "npm:convnetjs@0.3.0";
 import { cifar10, report, settings } from "rosetta";
 
+// [seeds]
 const hp = settings("cnn_cifar10");
 // Math.random cannot be seeded: a small seeded generator (mulberry32) draws the initial weights and
 // each epoch's order. ConvNetJS's dropout masks still come from Math.random.
@@ -27,6 +29,7 @@ function mulberry32(seed) {
   };
 }
 const random = mulberry32(hp.seed);
+// [device]
 console.log(`ConvNetJS 0.3.0 on Deno ${Deno.version.deno}, V8 ${Deno.version.v8}: CPU, one image at a time, ` +
   `channels last, profile ${hp.profile}`);
 
@@ -43,6 +46,7 @@ function image(images, n) {                                  // the n-th image a
 console.log("train", trainShape, "test", testShape);
 
 // %% tags=["model"]
+// [network]
 const layer_defs = [
   { type: "input", out_sx: 32, out_sy: 32, out_depth: 3 },
   { type: "conv", sx: 3, filters: 50, stride: 1, pad: 1, activation: "relu" },
@@ -56,8 +60,10 @@ const layer_defs = [
   { type: "relu" },
   { type: "dropout", drop_prob: hp.dropout_conv },
   { type: "fc", num_neurons: 512, activation: "relu", drop_prob: hp.dropout_dense },   // flattens (y, x, c)
+  // [loss]
   { type: "softmax", num_classes: 10 },   // adds the fc layer 512 -> 10 (the logits); the loss is its cross-entropy
 ];
+// [network]
 const net = new convnetjs.Net();
 net.makeLayers(layer_defs);
 // ConvNetJS draws kernels from a normal of std sqrt(1/fan_in) and starts the biases of ReLU layers at
@@ -72,7 +78,7 @@ for (const layer of net.layers.filter(({ layer_type }) => layer_type === "conv" 
   }
   layer.biases.w.fill(0);
 }
-// ConvNetJS's momentum is the classic one: v = m*v - lr*g; w += v, with g the mean gradient of the
+// [optimizer] ConvNetJS's momentum is the classic one: v = m*v - lr*g; w += v, with g the mean gradient of the
 // batch_size images trained since the last update.
 const trainer = new convnetjs.SGDTrainer(net, {
   learning_rate: hp.learning_rate, momentum: hp.momentum, batch_size: hp.batch_size, l2_decay: 0,
@@ -80,6 +86,7 @@ const trainer = new convnetjs.SGDTrainer(net, {
 console.log(net.getParamsAndGrads().reduce((count, p) => count + p.params.length, 0), "parameters");
 
 // %% tags=["train"]
+// [batches]
 // trainer.train() takes one image: forward (dropout on) and backward, adding to the gradients; every
 // batch_size-th call updates the weights. ConvNetJS's dropout is the original kind: it drops without
 // rescaling here and scales by the keep probability at test time (the other tabs rescale while training).
@@ -96,14 +103,16 @@ for (let epoch = 0; epoch < hp.epochs; epoch++) {
   for (let b = 0; b < nBatches; b++) {
     loss = 0;
     for (const n of order.slice(b * hp.batch_size, (b + 1) * hp.batch_size)) {
+      // [training-step]
       loss += trainer.train(image(xTrain, n), yTrain[n]).cost_loss / hp.batch_size;
     }
   }
+  // [progress]
   console.log(`epoch ${epoch + 1}: last batch loss ${loss.toFixed(3)}`);
 }
 
 // %% tags=["infer"]
-// At test time ConvNetJS 0.3.0 multiplies by drop_prob where the keep probability 1 - drop_prob is meant
+// [predictions] At test time ConvNetJS 0.3.0 multiplies by drop_prob where the keep probability 1 - drop_prob is meant
 // (right only for 0.5; karpathy/convnetjs#61, never merged): give its dropout layers the keep probability.
 for (const layer of net.layers.filter(({ layer_type }) => layer_type === "dropout")) {
   layer.drop_prob = 1 - layer.drop_prob;
@@ -113,6 +122,7 @@ for (let n = 0; n < yTest.length; n++) {
   net.forward(image(xTest, n));                              // is_training false: dropout only scales
   if (net.getPrediction() === yTest[n]) correct++;           // the class of the highest probability
 }
+// [accuracy]
 const accuracy = correct / yTest.length;
 console.log(`test accuracy ${accuracy.toFixed(4)}`);
 await report({ accuracy, train_samples: hp.epochs * nBatches * hp.batch_size });

@@ -12,6 +12,7 @@
 # step that `nnx.jit` compiles with XLA on its first call.
 
 # %% tags=["setup"]
+# [imports]
 import flax
 import jax
 import jax.numpy as jnp
@@ -21,9 +22,11 @@ from flax import nnx
 from rosetta import report, settings
 from rosetta.data import cifar10
 
+# [seeds]
 hp = settings("cnn_cifar10")
 # JAX has no global random state: every random draw takes a key, split off from a seeded one.
 params_key, dropout_key, shuffle_key = jax.random.split(jax.random.key(hp.seed), 3)
+# [device]
 device = jax.devices()[0]
 jax.config.update("jax_default_matmul_precision", "highest")   # float32, not TF32 (XLA's default on a GPU)
 math_mode = "float32 (TF32 off), XLA autotune on" if device.platform == "gpu" else "float32"
@@ -39,6 +42,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 class VGGish(nnx.Module):
     def __init__(self, rngs, n_classes=10):
         # Flax's default kernel init is LeCun-normal: ask for Glorot-uniform (biases start at 0).
@@ -66,10 +70,11 @@ class VGGish(nnx.Module):
 
 
 model = VGGish(nnx.Rngs(params=params_key, dropout=dropout_key))
-# Optax's momentum is PyTorch's form: v = m*v + g; w -= lr*v.
+# [optimizer] Optax's momentum is PyTorch's form: v = m*v + g; w -= lr*v.
 optimizer = nnx.Optimizer(model, optax.sgd(hp.learning_rate, momentum=hp.momentum), wrt=nnx.Param)
 
 
+# [loss, optimizer] one training step, compiled: the loss, its gradients, the update
 @nnx.jit                                                # traced and compiled by XLA on its first call
 def train_step(model, optimizer, x, y):
     def loss_fn(model):                                 # softmax inside, on logits; mean over the batch
@@ -83,6 +88,7 @@ def train_step(model, optimizer, x, y):
 print(sum(p.size for p in jax.tree.leaves(nnx.state(model, nnx.Param))), "parameters")
 
 # %% tags=["train"]
+# [batches]
 # The first call of train_step traces and compiles it (seconds on a CPU), as it would for any
 # reader: that time is part of this cell, once.
 model.train()                                           # dropout on
@@ -92,12 +98,14 @@ for epoch in range(hp.epochs):
     order = jax.random.permutation(epoch_key, len(x_train)) if hp.shuffle else jnp.arange(len(x_train))
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         loss = train_step(model, optimizer, x_train[rows], y_train[rows])
-    # JAX dispatches asynchronously: float() waits for the last step, and so for all of them.
+    # [progress] JAX dispatches asynchronously: float() waits for the last step, and so for all of them.
     print(f"epoch {epoch + 1}: last batch loss {float(loss):.3f}")
 
 
 # %% tags=["infer"]
+# [predictions]
 @nnx.jit
 def predict(model, x):
     return model(x).argmax(axis=1)
@@ -106,6 +114,7 @@ def predict(model, x):
 model.eval()                                            # dropout off
 predictions = jnp.concatenate([predict(model, x_test[i:i + hp.batch_size])
                                for i in range(0, len(x_test), hp.batch_size)])
+# [accuracy]
 accuracy = float((predictions == y_test).mean())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size)

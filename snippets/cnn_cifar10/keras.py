@@ -12,6 +12,7 @@
 # `KERAS_BACKEND` (tensorflow, jax or torch) chooses which one runs it.
 
 # %% tags=["setup"]
+# [imports]
 import importlib
 import os
 
@@ -22,8 +23,10 @@ import numpy as np
 from rosetta import report, settings
 from rosetta.data import cifar10
 
+# [seeds]
 hp = settings("cnn_cifar10")
 keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the backend's generator
+# [device]
 backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
 # A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
 on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
@@ -55,6 +58,7 @@ x_train, y_train = x_train[:n_train], y_train[:n_train]
 print("train", x_train.shape, "test", x_test.shape)
 
 # %% tags=["model"]
+# [network]
 from keras import layers
 
 # Keras' default kernel initializer is already Glorot-uniform with zero biases.
@@ -75,6 +79,7 @@ model = keras.Sequential([
     layers.Dropout(hp.dropout_dense),
     layers.Dense(10),                                    # logits
 ])
+# [optimizer, loss]
 model.compile(
     # Keras' momentum is the classic one: v = m*v - lr*g; w += v.
     optimizer=keras.optimizers.SGD(learning_rate=hp.learning_rate, momentum=hp.momentum),
@@ -84,15 +89,18 @@ model.compile(
 print(model.count_params(), "parameters")
 
 # %% tags=["train"]
+# [batches, training-step]
 # fit() shuffles every epoch (its own generator) and compiles its training step: a tf.function graph
 # (TensorFlow), jax.jit (JAX); PyTorch runs it eagerly unless compile(jit_compile=True) (torch.compile).
 history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=hp.shuffle, verbose=0)
+# [progress]
 for epoch, loss in enumerate(history.history["loss"], 1):
     print(f"epoch {epoch}: mean loss {loss:.3f}")
 
 # %% tags=["infer"]
-# predict() runs the layers in inference mode (dropout off) and returns NumPy arrays on every backend.
+# [predictions] predict() runs the layers in inference mode (dropout off) and returns NumPy arrays on every backend.
 logits = model.predict(x_test, batch_size=hp.batch_size, verbose=0)
+# [accuracy]
 accuracy = float(np.mean(logits.argmax(axis=1) == y_test))
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_train)

@@ -11,6 +11,7 @@
 # A VGG-style network trained with SGD + momentum, written with `torch.nn` in eager mode.
 
 # %% tags=["setup"]
+# [imports]
 import numpy as np
 import torch
 import torch.nn as nn
@@ -19,9 +20,11 @@ import torch.nn.functional as F
 from rosetta import report, settings
 from rosetta.data import cifar10
 
+# [seeds]
 hp = settings("cnn_cifar10")
 torch.manual_seed(hp.seed)
 rng = np.random.default_rng(hp.seed)
+# [device]
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 # cuDNN may try several convolution algorithms once and keep the fastest for these fixed shapes.
 torch.backends.cudnn.benchmark = True
@@ -40,6 +43,7 @@ print("train", tuple(x_train.shape), "test", tuple(x_test.shape))
 
 
 # %% tags=["model"]
+# [network]
 class VGGish(nn.Module):
     def __init__(self, n_classes=10):
         super().__init__()
@@ -67,12 +71,14 @@ class VGGish(nn.Module):
 
 
 model = VGGish().to(device)
-# PyTorch's momentum: v = m*v + g; w -= lr*v. The same steps as v = m*v - lr*g; w += v while lr is fixed.
+# [optimizer] PyTorch's momentum: v = m*v + g; w -= lr*v. The same steps as v = m*v - lr*g; w += v while lr is fixed.
 optimizer = torch.optim.SGD(model.parameters(), lr=hp.learning_rate, momentum=hp.momentum)
+# [loss]
 loss_fn = nn.CrossEntropyLoss()                 # softmax inside, on logits; mean over the batch
 print(sum(p.numel() for p in model.parameters()), "parameters")
 
 # %% tags=["train"]
+# [batches]
 model.train()                                   # dropout on
 n_batches = len(x_train) // hp.batch_size       # full batches only
 for epoch in range(hp.epochs):
@@ -80,16 +86,20 @@ for epoch in range(hp.epochs):
     order = torch.from_numpy(order).to(device)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         optimizer.zero_grad()
         loss = loss_fn(model(x_train[rows]), y_train[rows])
         loss.backward()
         optimizer.step()
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {loss.item():.3f}")   # .item() also waits for the GPU
 
 # %% tags=["infer"]
+# [predictions]
 model.eval()                                    # dropout off
 with torch.no_grad():
     predictions = torch.cat([model(batch).argmax(1) for batch in x_test.split(hp.batch_size)])
+# [accuracy]
 accuracy = (predictions == y_test).float().mean().item()
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size)

@@ -13,6 +13,7 @@
 # Keras tab's layers, `compile` and `fit` do for you, done by hand.
 
 # %% tags=["setup"]
+# [imports]
 import math
 import os
 
@@ -22,10 +23,12 @@ import tensorflow as tf
 from rosetta import report, settings
 from rosetta.data import cifar10
 
+# [seeds]
 hp = settings("cnn_cifar10")
 # One seeded generator for the initial weights and the dropout masks (TensorFlow's recommended
 # random numbers: its state is a tf.Variable, so it also advances inside a tf.function).
 rng = tf.random.Generator.from_seed(hp.seed)
+# [device]
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
 tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default on a GPU)
 math_mode = "float32 (TF32 off), cuDNN autotune on" if on_gpu else "float32"   # autotune: TensorFlow's default
@@ -44,6 +47,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 def glorot_uniform(shape):
     """A kernel variable drawn from U(-a, a), a = sqrt(6 / (fan_in + fan_out)): Keras' default."""
     receptive_field = math.prod(shape[:-2])           # 3 x 3 for a conv kernel (h, w, in, out), 1 for a dense one
@@ -93,16 +97,19 @@ class VGGish(tf.Module):
         return x @ self.fc2[0] + self.fc2[1]               # logits: softmax lives in the loss
 
 
+# [loss]
 def loss_fn(logits, labels):                          # softmax inside, on logits; mean over the batch
     return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
 
 
+# [network]
 model = VGGish()
-# TensorFlow 2's optimizers are Keras' (tf.keras.optimizers; TF 1's tf.compat.v1.train is legacy): classic
+# [optimizer] TensorFlow 2's optimizers are Keras' (tf.keras.optimizers; TF 1's tf.compat.v1.train is legacy): classic
 # momentum by hand, in Keras' form v = m*v - lr*g; w += v, with one velocity slot per weight.
 velocities = [tf.Variable(tf.zeros_like(w), trainable=False) for w in model.trainable_variables]
 
 
+# [loss, optimizer] one training step, traced into one graph: the loss, its gradients, the update
 @tf.function                                          # traced into one graph at the first call
 def train_step(x, y):
     with tf.GradientTape() as tape:
@@ -117,14 +124,18 @@ def train_step(x, y):
 print(sum(w.shape.num_elements() for w in model.trainable_variables), "parameters")
 
 # %% tags=["train"]
+# [batches]
 for epoch in range(hp.epochs):
     for x, y in batches:                              # shuffled again each time it is iterated
+        # [training-step]
         loss = train_step(x, y)
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {float(loss):.3f}")   # float() also waits for the GPU
 
 # %% tags=["infer"]
-# training=False: dropout off.
+# [predictions] training=False: dropout off.
 predictions = tf.concat([tf.argmax(model(x), axis=1, output_type=tf.int32) for x in test_batches], axis=0)
+# [accuracy]
 accuracy = float(tf.reduce_mean(tf.cast(predictions == y_test, tf.float32)))
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * (len(x_train) // hp.batch_size) * hp.batch_size)

@@ -13,6 +13,7 @@
 # `updates=`, and `theano.function` compiles all of it into one C program.
 
 # %% tags=["setup"]
+# [imports]
 import numpy as np
 import theano
 import theano.tensor as T
@@ -22,10 +23,12 @@ from theano.tensor.signal.pool import pool_2d
 from rosetta import report, settings
 from rosetta.data import cifar10
 
+# [seeds]
 hp = settings("cnn_cifar10")
 rng = np.random.default_rng(hp.seed)                     # initial weights and the epochs' orders
 # Dropout masks are drawn inside the compiled graph, from MRG streams (whose seed must not be 0).
 streams = MRG_RandomStreams(seed=hp.seed + 1)
+# [device]
 floatX = theano.config.floatX                            # float32, set in THEANO_FLAGS
 print(f"Theano {theano.__version__} on {theano.config.device}, floatX {floatX}, profile {hp.profile}")
 
@@ -37,6 +40,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 def glorot_uniform(*shape):
     """U(-a, a), a = sqrt(6 / (fan_in + fan_out)), for a conv kernel (out, in, h, w) or a dense one (in, out)."""
     receptive_field = np.prod(shape[2:])                 # 3 x 3 for a conv kernel, 1 for a dense one
@@ -84,9 +88,9 @@ def vggish(x, training):
 
 
 images, labels = T.tensor4("images"), T.ivector("labels")   # symbolic: float32 (N, 3, 32, 32), int32 (N,)
-# Softmax then cross-entropy, mean over the batch: Theano's optimizer rewrites the pair into one stable op.
+# [loss] Softmax then cross-entropy, mean over the batch: Theano's optimizer rewrites the pair into one stable op.
 cost = T.nnet.categorical_crossentropy(T.nnet.softmax(vggish(images, training=True)), labels).mean()
-# Theano has no optimizer library: classic momentum written out, v = m*v - lr*g; w += v.
+# [optimizer] Theano has no optimizer library: classic momentum written out, v = m*v - lr*g; w += v.
 updates = []
 for w, g in zip(params, T.grad(cost, params)):
     v = theano.shared(np.zeros_like(w.get_value()))      # one velocity per weight
@@ -99,17 +103,22 @@ predict = theano.function([images], vggish(images, training=False))   # dropout 
 print(sum(p.get_value().size for p in params), "parameters")
 
 # %% tags=["train"]
+# [batches]
 n_batches = len(x_train) // hp.batch_size               # full batches only
 for epoch in range(hp.epochs):
     order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         loss = train(x_train[rows], y_train[rows])      # one step: forward, backward and the updates
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {float(loss):.3f}")
 
 # %% tags=["infer"]
+# [predictions]
 predictions = np.concatenate([predict(x_test[i:i + hp.batch_size]).argmax(axis=1)
                               for i in range(0, len(x_test), hp.batch_size)])
+# [accuracy]
 accuracy = float((predictions == y_test).mean())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size)

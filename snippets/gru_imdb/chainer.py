@@ -11,6 +11,7 @@
 # `EmbedID` → `NStepGRU` (one layer) → its last hidden state → `Linear`, trained with Adam.
 
 # %% tags=["setup"]
+# [imports]
 import os
 
 import chainer
@@ -21,9 +22,11 @@ import numpy as np
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 rng = np.random.default_rng(hp.seed)
 np.random.seed(hp.seed)                                  # Chainer's initialisers draw from numpy
+# [device]
 try:
     import cupy as xp
     device = chainer.get_device("@cupy:0")
@@ -42,6 +45,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 class GRUClassifier(chainer.Chain):
     def __init__(self):
         super().__init__()
@@ -60,29 +64,37 @@ class GRUClassifier(chainer.Chain):
 
 model = GRUClassifier()
 model.to_device(device)
+# [optimizer]
 optimizer = chainer.optimizers.Adam(alpha=hp.learning_rate, beta1=hp.beta_1, beta2=hp.beta_2, eps=hp.epsilon)
 optimizer.setup(model)
+# [loss]
 loss_fn = F.softmax_cross_entropy                        # softmax inside, on logits; mean over the batch
+# [fused-kernel]
 fused_kernel = "yes (cuDNN)" if xp is not np else "no (CPU: a loop of GRU steps)"
 print(sum(p.size for p in model.params()), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches]
 n_batches = len(x_train) // hp.batch_size                # full batches only
 for epoch in range(hp.epochs):
     order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
     order = device.send(order)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         loss = loss_fn(model(x_train[rows]), y_train[rows])
         model.cleargrads()
         loss.backward()
         optimizer.update()
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {float(loss.array):.3f}")
 
 # %% tags=["infer"]
+# [predictions]
 with chainer.using_config("train", False), chainer.no_backprop_mode():
     predictions = xp.concatenate([model(x_test[i:i + hp.batch_size]).array.argmax(axis=1)
                                   for i in range(0, len(x_test), hp.batch_size)])
+# [accuracy]
 accuracy = float((predictions == y_test).mean())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size, fused_kernel=fused_kernel)

@@ -12,6 +12,7 @@
 # dense 2, trained with Optax's Adam in one training step that `nnx.jit` compiles on its first call.
 
 # %% tags=["setup"]
+# [imports]
 import flax
 import jax
 import jax.numpy as jnp
@@ -21,9 +22,11 @@ from flax import nnx
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 # JAX has no global random state: every random draw takes a key, split off from a seeded one.
 params_key, shuffle_key = jax.random.split(jax.random.key(hp.seed))
+# [device]
 device = jax.devices()[0]
 jax.config.update("jax_default_matmul_precision", "highest")   # float32, not TF32 (XLA's default on a GPU)
 math_mode = "float32 (TF32 off), XLA autotune on" if device.platform == "gpu" else "float32"
@@ -37,6 +40,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 def uniform(key, shape, dtype=jnp.float32):             # the same start as the other tabs; biases 0
     return jax.random.uniform(key, shape, dtype, -hp.init_scale, hp.init_scale)
 
@@ -80,11 +84,12 @@ class GRUClassifier(nnx.Module):
 
 
 model = GRUClassifier(nnx.Rngs(params=params_key))
-# Optax adds epsilon after the bias correction, as PyTorch does (see the note on Adam's epsilon).
+# [optimizer] Optax adds epsilon after the bias correction, as PyTorch does (see the note on Adam's epsilon).
 optimizer = nnx.Optimizer(model, optax.adam(hp.learning_rate, b1=hp.beta_1, b2=hp.beta_2, eps=hp.epsilon),
                           wrt=nnx.Param)
 
 
+# [loss, optimizer] one training step, compiled: the loss, its gradients, the update
 @nnx.jit                                                # traced and compiled by XLA on its first call
 def train_step(model, optimizer, x, y):
     def loss_fn(model):                                 # softmax inside, on logits; mean over the batch
@@ -95,10 +100,12 @@ def train_step(model, optimizer, x, y):
     return loss
 
 
+# [fused-kernel]
 fused_kernel = "no (XLA: the scanned cell compiled into one loop)"
 print(sum(p.size for p in jax.tree.leaves(nnx.state(model, nnx.Param))), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches]
 # The first call of train_step compiles it, as it would for any reader: that time is part of this cell, once.
 n_batches = len(x_train) // hp.batch_size                # full batches only
 for epoch in range(hp.epochs):
@@ -106,12 +113,14 @@ for epoch in range(hp.epochs):
     order = jax.random.permutation(epoch_key, len(x_train)) if hp.shuffle else jnp.arange(len(x_train))
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         loss = train_step(model, optimizer, x_train[rows], y_train[rows])
-    # JAX dispatches asynchronously: float() waits for the last step, and so for all of them.
+    # [progress] JAX dispatches asynchronously: float() waits for the last step, and so for all of them.
     print(f"epoch {epoch + 1}: last batch loss {float(loss):.3f}")
 
 
 # %% tags=["infer"]
+# [predictions]
 @nnx.jit
 def predict(model, x):
     return model(x).argmax(axis=1)
@@ -119,6 +128,7 @@ def predict(model, x):
 
 predictions = jnp.concatenate([predict(model, x_test[i:i + hp.batch_size])
                                for i in range(0, len(x_test), hp.batch_size)])
+# [accuracy]
 accuracy = float((predictions == y_test).mean())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size, fused_kernel=fused_kernel)

@@ -12,6 +12,7 @@
 # `KERAS_BACKEND` (tensorflow, jax or torch) chooses which one runs it.
 
 # %% tags=["setup"]
+# [imports]
 import importlib
 import os
 
@@ -22,8 +23,10 @@ import numpy as np
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the backend's generator
+# [device]
 backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
 # A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
 on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
@@ -49,6 +52,7 @@ x_train, y_train = x_train[:n_train], y_train[:n_train]
 print("train", x_train.shape, "test", x_test.shape)
 
 # %% tags=["model"]
+# [network]
 from keras import layers
 
 
@@ -63,6 +67,7 @@ model = keras.Sequential([                               # biases start at 0 (Ke
     layers.GRU(hp.hidden_size, kernel_initializer=uniform(), recurrent_initializer=uniform()),
     layers.Dense(2, kernel_initializer=uniform()),       # logits
 ])
+# [optimizer, loss]
 model.compile(
     # Keras' default epsilon is 1e-7: use the original's 1e-8.
     optimizer=keras.optimizers.Adam(learning_rate=hp.learning_rate, beta_1=hp.beta_1,
@@ -72,6 +77,7 @@ model.compile(
     # kernel does not: a tf.function graph); eager on PyTorch.
     jit_compile="auto",
 )
+# [fused-kernel]
 # GRU's default use_cudnn="auto" takes cuDNN's fused kernel on a GPU with TensorFlow and PyTorch. Elsewhere
 # (a CPU; JAX, which has no fused GRU) it loops over the time steps: a while-loop in TensorFlow's graph,
 # a jax.lax.scan, or a Python loop of PyTorch calls.
@@ -79,12 +85,16 @@ fused_kernel = "yes (cuDNN)" if on_gpu and backend != "jax" else "no (a loop ove
 print(model.count_params(), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches, training-step] fit() shuffles, batches and steps in one call
 history = model.fit(x_train, y_train, batch_size=hp.batch_size, epochs=hp.epochs, shuffle=hp.shuffle, verbose=0)
+# [progress]
 for epoch, loss in enumerate(history.history["loss"], 1):
     print(f"epoch {epoch}: mean loss {loss:.3f}")
 
 # %% tags=["infer"]
+# [predictions]
 logits = model.predict(x_test, batch_size=hp.batch_size, verbose=0)
+# [accuracy]
 accuracy = float(np.mean(logits.argmax(axis=1) == y_test))
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_train, fused_kernel=fused_kernel)

@@ -11,6 +11,7 @@
 # The same classifier as a hybridized Gluon block around the fused `rnn.GRU` layer.
 
 # %% tags=["setup"]
+# [imports]
 import os
 
 import mxnet as mx
@@ -21,9 +22,11 @@ from mxnet.gluon import nn, rnn
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 mx.random.seed(hp.seed)
 rng = np.random.default_rng(hp.seed)
+# [device]
 ctx = mx.gpu() if mx.context.num_gpus() else mx.cpu()
 # float32, not TF32: MXNet has no switch for cuDNN's default; the row's environment sets NVIDIA_TF32_OVERRIDE=0.
 # cuDNN autotune is MXNet's default (MXNET_CUDNN_AUTOTUNE_DEFAULT=1).
@@ -39,6 +42,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 class GRUClassifier(gluon.HybridBlock):
     def __init__(self):
         super().__init__()
@@ -56,30 +60,38 @@ class GRUClassifier(gluon.HybridBlock):
 model = GRUClassifier()
 model.initialize(mx.init.Uniform(hp.init_scale), ctx=ctx)   # biases keep their own default: 0
 model.hybridize(static_alloc=True, static_shape=True)
+# [optimizer]
 trainer = gluon.Trainer(model.collect_params(), "adam",
                         {"learning_rate": hp.learning_rate, "beta1": hp.beta_1, "beta2": hp.beta_2,
                          "epsilon": hp.epsilon})
+# [loss]
 loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+# [fused-kernel]
 fused_kernel = "yes (cuDNN)" if ctx.device_type == "gpu" else "yes (fused CPU RNN operator)"
 print(model, "\nfused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches]
 n_batches = x_train.shape[0] // hp.batch_size            # full batches only
 for epoch in range(hp.epochs):
     order = rng.permutation(x_train.shape[0]) if hp.shuffle else np.arange(x_train.shape[0])   # a new order each epoch
     order = mx.nd.array(order, ctx=ctx)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         with autograd.record():
             loss = loss_fn(model(x_train.take(rows)), y_train.take(rows))
         loss.backward()
         trainer.step(hp.batch_size)
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {loss.mean().asscalar():.3f}")
 mx.nd.waitall()                                          # MXNet is asynchronous: wait before the clock stops
 
 # %% tags=["infer"]
+# [predictions]
 predictions = mx.nd.concat(*[model(x_test[i:i + hp.batch_size]).argmax(axis=1)
                              for i in range(0, x_test.shape[0], hp.batch_size)], dim=0)
+# [accuracy]
 accuracy = float((predictions == y_test).mean().asscalar())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size, fused_kernel=fused_kernel)

@@ -11,6 +11,7 @@
 # Embedding → one GRU layer → its output at the last time step → dense 2, trained with Adam.
 
 # %% tags=["setup"]
+# [imports]
 import numpy as np
 import torch
 import torch.nn as nn
@@ -18,9 +19,11 @@ import torch.nn as nn
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 torch.manual_seed(hp.seed)
 rng = np.random.default_rng(hp.seed)
+# [device]
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 torch.backends.cudnn.benchmark = True                    # cuDNN autotune (PyTorch's default is off)
 torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's default)
@@ -36,6 +39,7 @@ print("train", tuple(x_train.shape), "test", tuple(x_test.shape))
 
 
 # %% tags=["model"]
+# [network]
 class GRUClassifier(nn.Module):
     def __init__(self):
         super().__init__()
@@ -55,14 +59,18 @@ class GRUClassifier(nn.Module):
 
 
 model = GRUClassifier().to(device)
+# [optimizer]
 optimizer = torch.optim.Adam(model.parameters(), lr=hp.learning_rate,
                              betas=(hp.beta_1, hp.beta_2), eps=hp.epsilon)
+# [loss]
 loss_fn = nn.CrossEntropyLoss()                          # softmax inside, on logits; mean over the batch
+# [fused-kernel]
 fused_kernel = "yes (cuDNN)" if device.type == "cuda" and torch.backends.cudnn.enabled else \
     "no (CPU: ATen loops over time steps)"
 print(sum(p.numel() for p in model.parameters()), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches]
 model.train()
 n_batches = len(x_train) // hp.batch_size                # full batches only
 for epoch in range(hp.epochs):
@@ -70,16 +78,20 @@ for epoch in range(hp.epochs):
     order = torch.from_numpy(order).to(device)
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         optimizer.zero_grad()
         loss = loss_fn(model(x_train[rows]), y_train[rows])
         loss.backward()
         optimizer.step()
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {loss.item():.3f}")   # .item() also waits for the GPU
 
 # %% tags=["infer"]
+# [predictions]
 model.eval()
 with torch.no_grad():
     predictions = torch.cat([model(batch).argmax(1) for batch in x_test.split(hp.batch_size)])
+# [accuracy]
 accuracy = (predictions == y_test).float().mean().item()
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size, fused_kernel=fused_kernel)

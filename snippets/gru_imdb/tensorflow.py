@@ -12,6 +12,7 @@
 # equations are written out and folded over the time steps; Adam is written out too.
 
 # %% tags=["setup"]
+# [imports]
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-up chatter out
@@ -20,8 +21,10 @@ import tensorflow as tf
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 rng = tf.random.Generator.from_seed(hp.seed)         # seeded initial weights
+# [device]
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
 tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default on a GPU)
 math_mode = "float32 (TF32 off), cuDNN autotune on" if on_gpu else "float32"   # autotune: TensorFlow's default
@@ -38,6 +41,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 def uniform(*shape):                                  # the same start as the other tabs
     return tf.Variable(rng.uniform(shape, -hp.init_scale, hp.init_scale))
 
@@ -71,12 +75,14 @@ class GRUClassifier(tf.Module):
         return h @ self.fc_kernel + self.fc_bias      # logits, from the hidden state after the last step
 
 
+# [loss]
 def loss_fn(logits, labels):                          # softmax inside, on logits; mean over the batch
     return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
 
 
+# [network]
 model = GRUClassifier()
-# TensorFlow 2 has no optimizer outside Keras (tf.keras.optimizers is Keras): Adam by hand, in the
+# [optimizer] TensorFlow 2 has no optimizer outside Keras (tf.keras.optimizers is Keras): Adam by hand, in the
 # form of Kingma & Ba's paper (and Keras', MXNet's, Chainer's): the bias correction goes into the
 # step size, lr·√(1−β₂ᵗ)/(1−β₁ᵗ), and ε is added to √v (PyTorch adds it to the corrected √v̂).
 steps = tf.Variable(0.0, trainable=False)
@@ -84,6 +90,7 @@ moments = [(tf.Variable(tf.zeros_like(w), trainable=False), tf.Variable(tf.zeros
            for w in model.trainable_variables]
 
 
+# [loss, optimizer] one training step, traced into one graph: the loss, its gradients, the update
 @tf.function
 def train_step(x, y):
     with tf.GradientTape() as tape:
@@ -101,17 +108,23 @@ def train_step(x, y):
     return loss
 
 
+# [fused-kernel]
 fused_kernel = "no (tf.nn has no GRU: a while-loop over the time steps)"
 print(sum(w.shape.num_elements() for w in model.trainable_variables), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches]
 for epoch in range(hp.epochs):
     for x, y in batches:                              # shuffled again each time it is iterated
+        # [training-step]
         loss = train_step(x, y)
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {float(loss):.3f}")   # float() also waits for the GPU
 
 # %% tags=["infer"]
+# [predictions]
 predictions = tf.concat([tf.argmax(model(x), axis=1, output_type=tf.int32) for x in test_batches], axis=0)
+# [accuracy]
 accuracy = float(tf.reduce_mean(tf.cast(predictions == y_test, tf.float32)))
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * (len(x_train) // hp.batch_size) * hp.batch_size,

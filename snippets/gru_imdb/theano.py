@@ -12,6 +12,7 @@
 # Python function that `theano.scan` loops over the time steps, and Adam is written out as `updates=`.
 
 # %% tags=["setup"]
+# [imports]
 import sys
 
 import numpy as np
@@ -21,8 +22,10 @@ import theano.tensor as T
 from rosetta import report, settings
 from rosetta.data import imdb
 
+# [seeds]
 hp = settings("gru_imdb")
 rng = np.random.default_rng(hp.seed)                     # initial weights and the epochs' orders
+# [device]
 floatX = theano.config.floatX                            # float32, set in THEANO_FLAGS
 # theano.scan's loop over time is Cython code generated in 2018 that no longer compiles on Python 3.11
 # (the C API changed). Blocking that module's import makes scan fall back to its Python loop, as Theano
@@ -36,6 +39,7 @@ print("train", x_train.shape, "test", x_test.shape)
 
 
 # %% tags=["model"]
+# [network]
 def uniform(name, *shape):                               # the same start as the other tabs
     return theano.shared(rng.uniform(-hp.init_scale, hp.init_scale, shape).astype(floatX), name=name)
 
@@ -75,8 +79,9 @@ def classifier(tokens):
 
 tokens, labels = T.imatrix("tokens"), T.ivector("labels")   # symbolic: int32 (N, 150), int32 (N,)
 logits = classifier(tokens)
+# [loss]
 cost = T.nnet.categorical_crossentropy(T.nnet.softmax(logits), labels).mean()   # mean over the batch
-# Theano has no optimizer library: Adam written out, in the form of Kingma & Ba's paper (and Keras',
+# [optimizer] Theano has no optimizer library: Adam written out, in the form of Kingma & Ba's paper (and Keras',
 # MXNet's, Chainer's): the bias correction goes into the step size, lr·√(1−β₂ᵗ)/(1−β₁ᵗ), and ε is
 # added to √v (PyTorch adds it to the corrected √v̂). The embedding's gradient is a dense matrix in
 # which a word's repeated rows have been summed, as in the other tabs.
@@ -93,21 +98,27 @@ for w, g in zip(params, T.grad(cost, params)):
 # tens of seconds the first time (cached in base_compiledir afterwards), spent here, not in training.
 train = theano.function([tokens, labels], cost, updates=updates)
 predict = theano.function([tokens], logits)
+# [fused-kernel]
 fused_kernel = "no (theano.scan: a Python loop calling the compiled cell once per time step)"
 print(sum(p.get_value().size for p in params), "parameters; fused kernel:", fused_kernel)
 
 # %% tags=["train"]
+# [batches]
 n_batches = len(x_train) // hp.batch_size                # full batches only
 for epoch in range(hp.epochs):
     order = rng.permutation(len(x_train)) if hp.shuffle else np.arange(len(x_train))   # a new order each epoch
     for i in range(n_batches):
         rows = order[i * hp.batch_size:(i + 1) * hp.batch_size]
+        # [training-step]
         loss = train(x_train[rows], y_train[rows])       # one step: forward, backward and the updates
+    # [progress]
     print(f"epoch {epoch + 1}: last batch loss {float(loss):.3f}")
 
 # %% tags=["infer"]
+# [predictions]
 predictions = np.concatenate([predict(x_test[i:i + hp.batch_size]).argmax(axis=1)
                               for i in range(0, len(x_test), hp.batch_size)])
+# [accuracy]
 accuracy = float((predictions == y_test).mean())
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size, fused_kernel=fused_kernel)

@@ -11,6 +11,7 @@
 # `chainer.links.ResNet50Layers`, read out at its `pool5` layer (after global average pooling).
 
 # %% tags=["setup"]
+# [imports]
 import os
 
 import chainer
@@ -20,8 +21,10 @@ import numpy as np
 from rosetta import report, settings
 from rosetta.data import random_images
 
+# [seeds]
 hp = settings("resnet50_features")
 np.random.seed(hp.seed)                                  # Chainer's initialisers draw from numpy
+# [device]
 try:
     import cupy as xp
     device = chainer.get_device("@cupy:0")
@@ -39,13 +42,14 @@ batches = [images[i:i + hp.batch_size] for i in range(0, len(images), hp.batch_s
 print(len(batches), "batches of", batches[0].shape)
 
 # %% tags=["model"]
-# ResNet50Layers is "v1", converted from the original Caffe model. pretrained_model="auto" reads
+# [network] ResNet50Layers is "v1", converted from the original Caffe model. pretrained_model="auto" reads
 # $CHAINER_DATASET_ROOT/pfnet/chainer/models/ResNet-50-model.npz, converting it once from the
 # Caffe file; its licence means that file is downloaded by hand (offline: ROSETTA_WEIGHTS=random).
 model = L.ResNet50Layers(pretrained_model="auto" if hp.weights == "pretrained" else None)
 model.to_device(device)
 
 
+# [warm-up]
 def extract(batch):
     # train=False: batch-norm uses its running statistics; no_backprop_mode: no graph is kept.
     with chainer.using_config("train", False), chainer.no_backprop_mode():

@@ -13,6 +13,7 @@
 # weights** (He-normal kernels) whatever `ROSETTA_WEIGHTS` says. Random weights time the same.
 
 # %% tags=["setup"]
+# [imports]
 import flax
 import jax
 import jax.numpy as jnp
@@ -22,7 +23,9 @@ from rosetta import report, settings
 from rosetta.data import random_images
 from rosetta.report import note
 
+# [seeds] none drawn here: the model step seeds the weights (nnx.Rngs)
 hp = settings("resnet50_features")
+# [device]
 device = jax.devices()[0]
 jax.config.update("jax_default_matmul_precision", "highest")   # float32, not TF32 (XLA's default on a GPU)
 math_mode = "float32 (TF32 off), XLA autotune on" if device.platform == "gpu" else "float32"
@@ -36,6 +39,7 @@ batches = [images[i:i + hp.batch_size] for i in range(0, len(images), hp.batch_s
 print(len(batches), "batches of", batches[0].shape)
 
 # %% tags=["model"]
+# [network]
 he_normal = nnx.initializers.variance_scaling(2.0, "fan_out", "normal")   # torchvision's random init
 
 
@@ -88,6 +92,7 @@ model.eval()                                                    # batch norm use
 note(weights=f"random weights (seeded, seed {hp.seed}, He-normal): Flax has no ImageNet model zoo")
 
 
+# [warm-up]
 @nnx.jit                                                        # compiled by XLA for each input shape
 def extract(model, batch):
     return model(batch)                                         # no gradients: JAX computes them only when asked

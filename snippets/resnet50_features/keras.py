@@ -12,6 +12,7 @@
 # for three backends: `KERAS_BACKEND` (tensorflow, jax or torch) chooses which one runs it.
 
 # %% tags=["setup"]
+# [imports]
 import importlib
 import os
 
@@ -22,8 +23,10 @@ import numpy as np
 from rosetta import report, settings
 from rosetta.data import random_images
 
+# [seeds]
 hp = settings("resnet50_features")
 keras.utils.set_random_seed(hp.seed)                 # Python, NumPy and the backend's generator
+# [device]
 backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
 # A new tensor's device in the backend's words: ".../device:GPU:0" (TensorFlow), "cuda:0" (JAX, PyTorch).
 on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
@@ -53,11 +56,12 @@ batches = [images[i:i + hp.batch_size] for i in range(0, len(images), hp.batch_s
 print(len(batches), "batches of", batches[0].shape)
 
 # %% tags=["model"]
-# Keras' ResNet50 is "v1": the stride-2 of each downsampling block sits in the first 1x1 conv.
+# [network] Keras' ResNet50 is "v1": the stride-2 of each downsampling block sits in the first 1x1 conv.
 # weights="imagenet" downloads once into ~/.keras/models (offline: ROSETTA_WEIGHTS=random).
 model = keras.applications.ResNet50(weights="imagenet" if hp.weights == "pretrained" else None,
                                     include_top=False, pooling="avg",
                                     input_shape=images.shape[1:])
+# [warm-up]
 # Nothing to train: compile() only says how predict compiles. jit_compile="auto" is Keras' default, written out: XLA
 # on TensorFlow (on a GPU) and JAX, eager on PyTorch.
 model.compile(optimizer=None, jit_compile="auto")

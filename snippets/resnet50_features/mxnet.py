@@ -11,6 +11,7 @@
 # The Gluon model zoo's `resnet50_v1`: its `features` block ends with global average pooling.
 
 # %% tags=["setup"]
+# [imports]
 import os
 
 import mxnet as mx
@@ -20,8 +21,10 @@ from mxnet.gluon.model_zoo import vision
 from rosetta import report, settings
 from rosetta.data import random_images
 
+# [seeds]
 hp = settings("resnet50_features")
 mx.random.seed(hp.seed)
+# [device]
 ctx = mx.gpu() if mx.context.num_gpus() else mx.cpu()
 # float32, not TF32: MXNet has no switch for cuDNN's default; the row's environment sets NVIDIA_TF32_OVERRIDE=0.
 # cuDNN autotune is MXNet's default (MXNET_CUDNN_AUTOTUNE_DEFAULT=1).
@@ -35,7 +38,7 @@ batches = [images[i:i + hp.batch_size] for i in range(0, images.shape[0], hp.bat
 print(len(batches), "batches of", batches[0].shape)
 
 # %% tags=["model"]
-# resnet50_v1 is "v1" (stride-2 in the first 1x1 conv); resnet50_v2 would be the pre-activation net.
+# [network] resnet50_v1 is "v1" (stride-2 in the first 1x1 conv); resnet50_v2 would be the pre-activation net.
 # pretrained=True downloads once into ~/.mxnet/models (offline: ROSETTA_WEIGHTS=random).
 zoo_model = vision.resnet50_v1(pretrained=hp.weights == "pretrained", ctx=ctx)
 if hp.weights != "pretrained":
@@ -44,7 +47,7 @@ model = nn.HybridSequential()
 model.add(zoo_model.features, nn.Flatten())              # (N, 2048, 1, 1) -> (N, 2048)
 model.hybridize(static_alloc=True, static_shape=True)    # one compiled graph for the fixed batch shape
 
-# Outside autograd.record() Gluon is in inference mode: batch-norm uses its running statistics.
+# [warm-up] Outside autograd.record() Gluon is in inference mode: batch-norm uses its running statistics.
 warm = model(batches[0])                                 # warm-up: builds the graph for the timed batch shape
 mx.nd.waitall()
 print("features", warm.shape)

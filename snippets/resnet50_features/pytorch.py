@@ -11,14 +11,17 @@
 # torchvision's ResNet-50, cut after global average pooling: one 2048-d vector per image.
 
 # %% tags=["setup"]
+# [imports]
 import torch
 import torchvision
 
 from rosetta import report, settings
 from rosetta.data import random_images
 
+# [seeds]
 hp = settings("resnet50_features")
 torch.manual_seed(hp.seed)
+# [device]
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 torch.backends.cudnn.benchmark = True                    # fixed input shape: let cuDNN pick its algorithms
 torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False   # float32, not TF32 (cuDNN's default)
@@ -32,13 +35,14 @@ batches = images.split(hp.batch_size)                    # batch 0 warms up, the
 print(len(batches), "batches of", tuple(batches[0].shape))
 
 # %% tags=["model"]
-# torchvision's ResNet-50 is "v1.5": the stride-2 of each downsampling block sits in the 3x3 conv.
+# [network] torchvision's ResNet-50 is "v1.5": the stride-2 of each downsampling block sits in the 3x3 conv.
 # The pretrained weights download once into ~/.cache/torch (offline: ROSETTA_WEIGHTS=random).
 weights = torchvision.models.ResNet50_Weights.IMAGENET1K_V1 if hp.weights == "pretrained" else None
 model = torchvision.models.resnet50(weights=weights)
 model.fc = torch.nn.Identity()                           # drop the classifier: keep the pooled features
 model = model.to(device).eval()                          # eval(): batch-norm uses its running statistics
 
+# [warm-up]
 with torch.inference_mode():                             # no autograd bookkeeping at all
     warm = model(batches[0])                             # warm-up: the timed batches' shape, run once
 print("features", tuple(warm.shape))

@@ -14,6 +14,7 @@
 # time the same.
 
 # %% tags=["setup"]
+# [imports]
 import math
 import os
 
@@ -24,8 +25,10 @@ from rosetta import report, settings
 from rosetta.data import random_images
 from rosetta.report import note
 
+# [seeds]
 hp = settings("resnet50_features")
 rng = tf.random.Generator.from_seed(hp.seed)         # seeded initial weights
+# [device]
 on_gpu = bool(tf.config.list_physical_devices("GPU"))
 tf.config.experimental.enable_tensor_float_32_execution(False)   # float32, not TF32 (its default on a GPU)
 math_mode = "float32 (TF32 off), cuDNN autotune on" if on_gpu else "float32"   # autotune: TensorFlow's default
@@ -41,6 +44,7 @@ print(len(batches), "batches of", tuple(batches[0].shape))
 
 
 # %% tags=["model"]
+# [network]
 class ConvBN(tf.Module):
     """A convolution without bias, then batch normalisation (which has one) in inference mode."""
 
@@ -99,7 +103,7 @@ class ResNet50(tf.Module):
 
 model = ResNet50()
 note(weights=f"random weights (seeded, seed {hp.seed}, He-normal): TensorFlow without Keras has no model zoo")
-# No tf.GradientTape is recording: nothing is kept for gradients.
+# [warm-up] No tf.GradientTape is recording: nothing is kept for gradients.
 warm = model(batches[0]).numpy()                         # warm-up: traces the graph for the timed batches' shape
 print("features", warm.shape)
 

@@ -13,6 +13,7 @@
 # (He-normal kernels) whatever `ROSETTA_WEIGHTS` says. Random weights time the same.
 
 # %% tags=["setup"]
+# [imports]
 import numpy as np
 import theano
 import theano.tensor as T
@@ -23,8 +24,10 @@ from rosetta import report, settings
 from rosetta.data import random_images
 from rosetta.report import note
 
+# [seeds]
 hp = settings("resnet50_features")
 rng = np.random.default_rng(hp.seed)                     # seeded initial weights
+# [device]
 floatX = theano.config.floatX                            # float32, set in THEANO_FLAGS
 print(f"Theano {theano.__version__} on {theano.config.device}, floatX {floatX}, profile {hp.profile}, "
       "random weights (no Theano model zoo)")
@@ -36,6 +39,7 @@ batches = [images[i:i + hp.batch_size] for i in range(0, len(images), hp.batch_s
 print(len(batches), "batches of", batches[0].shape)
 
 # %% tags=["model"]
+# [network]
 params = {}                                              # shared variables by torchvision's names
 
 
@@ -82,7 +86,7 @@ def resnet50(x):
 
 
 inputs = T.tensor4("inputs")                             # symbolic: float32 (N, 3, 224, 224)
-# theano.function optimises the graph and compiles it to C with g++: tens of seconds the first time
+# [warm-up] theano.function optimises the graph and compiles it to C with g++: tens of seconds the first time
 # (cached in base_compiledir afterwards). Nothing asks for gradients, so none are computed.
 extract = theano.function([inputs], resnet50(inputs))
 note(weights=f"random weights (seeded, seed {hp.seed}, He-normal): Theano has no ImageNet model zoo")
