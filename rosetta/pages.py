@@ -487,7 +487,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
 def parts_script(example: Example) -> str:
     """The parts each step's programs mark (example.toml [parts]), for the side-by-side view's colours
     and pairs (docs/_static/rosetta-compare.js). A raw HTML block: JSON cannot break out of it."""
-    parts = {step: list(names) for step, names in getattr(example, "parts", {}).items()}
+    parts = {step: list(names) for step, names in example.parts.items()}
     return ('<script type="application/json" id="rosetta-parts">'
             + json.dumps(parts).replace("</", "<\\/") + "</script>")
 

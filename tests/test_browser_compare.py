@@ -74,6 +74,9 @@ def test_a_link_opens_the_page_with_that_pair(browser, server):
     page.goto(f"{server}/{CNN}?compare=tensorflow,jax#train")
     pairs = page.evaluate(PAIRS)
     assert pairs and all(p["heads"] == ["TensorFlow", "JAX"] for p in pairs), pairs[:1]
+    heading, bar = page.evaluate("[document.querySelector('#train h3').getBoundingClientRect().top, "
+                                 "document.querySelector('.rosetta-compare-bar').getBoundingClientRect().bottom]")
+    assert bar <= heading < bar + 60, f"the linked step's heading is in sight below the bar ({heading}, {bar})"
     link = page.locator(".rosetta-compare-bar a.rosetta-compare-link")
     assert link.is_visible() and link.get_attribute("href").endswith("cnn_cifar10.html?compare=tensorflow%2Cjax")
     # The step's own permalink keeps the pair.
@@ -172,4 +175,15 @@ def test_without_javascript_the_tabs_are_the_page(browser, server):
     assert page.locator(".rosetta-compare-bar").count() == 0 and page.locator(".rosetta-pair").count() == 0
     train = page.locator("#train .sd-tab-content:visible").first.inner_text()
     assert "optimizer.step()" in train, "the first tab's program is readable"
+    context.close()
+
+
+def test_a_link_opens_the_page_with_a_tab_chosen(browser, server):
+    """sphinx-design's own deep link (`?framework=<tab>`), which the README promises."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, server)
+    page.goto(f"{server}/{CNN}?framework=chainer")
+    assert set(chosen_tabs(page)) == {"Chainer"}
+    assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
     context.close()

@@ -202,7 +202,7 @@
   }
 
   let state = load();
-  let sets = [], names = new Map(), bar = null;
+  let sets = [], names = new Map(), bar = null, stick = () => {};
 
   function chosenTab() {
     const checked = sets.length && sets[0].querySelector(":scope > input:checked + label");
@@ -262,6 +262,7 @@
       state = {...state, mode: button.dataset.mode};
       save(state);
       render();
+      stick();
     });
     div.addEventListener("change", event => {
       const side = event.target.dataset.side;
@@ -291,12 +292,29 @@
       }
     }
     bar = toolbar();
-    sets[0].before(bar);
+    // Above the first step's heading, in the section that holds the steps: it stays in sight (sticky)
+    // while the reader goes through them.
+    const step = sets[0].closest("section");
+    const holder = step && step.parentElement.closest("section");
+    (holder && holder.parentElement.closest("section") ? step : sets[0]).before(bar);
     render();
+    // The bar sticks just under the theme's header, whose height depends on how its links wrap.
+    const header = document.querySelector(".bd-header");
+    stick = () => {
+      const height = header ? header.getBoundingClientRect().height : 0;
+      bar.style.top = `${height}px`;
+      // A step's link scrolls its heading below the header and the bar, not under them.
+      document.documentElement.style.scrollPaddingTop =
+        state.mode === "pair" ? `${height + bar.getBoundingClientRect().height + 8}px` : "";
+    };
+    stick();
+    // The pairs changed the page's length: go to the step a link asked for again.
+    const target = window.location.hash && document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
+    if (target && state.mode === "pair") target.scrollIntoView();
     let timer = null;
     window.addEventListener("resize", () => {
       clearTimeout(timer);
-      timer = setTimeout(() => document.querySelectorAll(".rosetta-pair").forEach(align), 100);
+      timer = setTimeout(() => { stick(); document.querySelectorAll(".rosetta-pair").forEach(align); }, 100);
     });
     // The theme's fonts change line heights once loaded.
     if (document.fonts) document.fonts.ready.then(() => document.querySelectorAll(".rosetta-pair").forEach(align));
