@@ -74,8 +74,7 @@ mod.init_params(initializer=mx.init.Xavier(rnd_type="uniform", factor_type="avg"
 # [optimizer] The Module scales gradients by 1 / batch size itself (rescale_grad): the loss is a batch mean.
 mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": hp.learning_rate,
                                                       "momentum": hp.momentum})
-# [loss]
-loss = mx.metric.CrossEntropy()                          # what the training printout shows
+loss = mx.metric.CrossEntropy()    # not the loss trained on (that is the graph's end): what the printout shows
 print(sum(a.size for a in mod.get_params()[0].values()), "parameters")
 
 # %% tags=["train"]

@@ -65,8 +65,7 @@ mod.init_params(initializer=mx.init.Uniform(hp.init_scale))
 # [optimizer]
 mod.init_optimizer(optimizer="adam", optimizer_params={"learning_rate": hp.learning_rate, "beta1": hp.beta_1,
                                                        "beta2": hp.beta_2, "epsilon": hp.epsilon})
-# [loss]
-loss = mx.metric.CrossEntropy()                          # what the training printout shows
+loss = mx.metric.CrossEntropy()    # not the loss trained on (that is the graph's end): what the printout shows
 # [fused-kernel]
 fused_kernel = "yes (cuDNN)" if ctx.device_type == "gpu" else "yes (fused CPU RNN operator)"
 print(sum(a.size for a in mod.get_params()[0].values()), "parameters; fused kernel:", fused_kernel)
