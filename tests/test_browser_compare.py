@@ -98,7 +98,9 @@ PARTS = """() => {
     const side = cls => [...pair.querySelectorAll(`.${cls} .rosetta-part`)].map(b => ({
         parts: b.dataset.parts, top: Math.round(b.getBoundingClientRect().top),
         color: getComputedStyle(b).borderLeftColor}));
-    return {left: side('rosetta-left'), right: side('rosetta-right')};
+    const pre = pair.querySelector('.rosetta-left pre');
+    return {left: side('rosetta-left'), right: side('rosetta-right'), codeWidth: pre.scrollWidth,
+            bandWidth: pre.querySelector('.rosetta-part').getBoundingClientRect().width};
 }"""
 
 
@@ -121,6 +123,7 @@ def test_the_lines_that_do_the_same_thing_sit_side_by_side_in_the_same_colour(br
         assert abs(left[part]["top"] - right[part]["top"]) <= 1, (part, left[part], right[part])
         assert left[part]["color"] == right[part]["color"], part
     assert len({b["color"] for b in bands["left"]}) == len(left), "each part its own colour"
+    assert bands["bandWidth"] >= bands["codeWidth"] - 40, "a band runs under the longest line (the code scrolls)"
     some = sorted(shared)[0]
     page.locator(f'#model .rosetta-left .rosetta-part[data-parts="{some}"]').first.hover()
     assert page.locator(f'#model .rosetta-right .rosetta-part-hot[data-parts="{some}"]').count() == 1
