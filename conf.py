@@ -3,7 +3,7 @@ project = "Deep-learning Rosetta Stone"
 author = "the Rosetta Stone contributors"
 copyright = "2026, the Rosetta Stone contributors"
 
-extensions = ["myst_nb", "sphinx_design"]
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton"]
 myst_enable_extensions = ["colon_fence"]
 # Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
 nb_execution_mode = "off"
@@ -28,3 +28,9 @@ html_sidebars = {"**": []}
 html_favicon = "docs/_static/favicon.svg"
 # Without an explicit default the theme logs "invalid theme mode" on a first visit.
 html_context = {"default_mode": "auto"}
+
+# Copy buttons (sphinx-copybutton): never copy line numbers, nor the prompts and the output lines of
+# an interactive session (Pygments' .gp/.go); in a block with prompts, only the prompted lines are copied.
+copybutton_exclude = ".linenos, .gp, .go"
+copybutton_prompt_text = r">>> |\.\.\. |\$ |In \[\d*\]: "
+copybutton_prompt_is_regexp = True
