@@ -1,9 +1,11 @@
 """Sphinx configuration of the site (source: docs/; pages under docs/_gen/ are generated)."""
+import os
+
 project = "Deep-learning Rosetta Stone"
 author = "the Rosetta Stone contributors"
 copyright = "2026, the Rosetta Stone contributors"
 
-extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton"]
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension"]
 myst_enable_extensions = ["colon_fence"]
 # Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
 nb_execution_mode = "off"
@@ -34,3 +36,16 @@ html_context = {"default_mode": "auto"}
 copybutton_exclude = ".linenos, .gp, .go"
 copybutton_prompt_text = r">>> |\.\.\. |\$ |In \[\d*\]: "
 copybutton_prompt_is_regexp = True
+
+# The 404 page (sphinx-notfound-page) is served for any missing path, at any depth, so its links are
+# absolute: they start with the path the site is published under ("/" locally; "/<repository>/" for
+# a GitHub Pages project site, set by .github/workflows/site.yml).
+_prefix = os.environ.get("ROSETTA_SITE_PREFIX", "/").strip("/")
+notfound_urls_prefix = f"/{_prefix}/" if _prefix else "/"
+notfound_context = {
+    "title": "Page not found",
+    "body": "<h1>Page not found</h1><p>Nothing is published at this address (a page may have moved). "
+            f'Start from the <a href="{notfound_urls_prefix}index.html">front page</a>, the '
+            f'<a href="{notfound_urls_prefix}_gen/benchmarks.html">benchmarks</a>, or search the site '
+            "above.</p>",
+}
