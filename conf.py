@@ -37,6 +37,11 @@ copybutton_exclude = ".linenos, .gp, .go"
 copybutton_prompt_text = r">>> |\.\.\. |\$ |In \[\d*\]: "
 copybutton_prompt_is_regexp = True
 
+# Sphinx's search indexes the code blocks too (Conv2d, GRU, hybridize); this ranks the benchmark pages,
+# which hold every framework's code, above the one-framework notebook pages (see the file). Sphinx
+# opens this path from the working directory, not from this folder: make it absolute.
+html_search_scorer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "search_scorer.js")
+
 # The 404 page (sphinx-notfound-page) is served for any missing path, at any depth, so its links are
 # absolute: they start with the path the site is published under ("/" locally; "/<repository>/" for
 # a GitHub Pages project site, set by .github/workflows/site.yml).
