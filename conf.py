@@ -1,9 +1,11 @@
 """Sphinx configuration of the site (source: docs/; pages under docs/_gen/ are generated)."""
+import os
+
 project = "Deep-learning Rosetta Stone"
 author = "the Rosetta Stone contributors"
 copyright = "2026, the Rosetta Stone contributors"
 
-extensions = ["myst_nb", "sphinx_design"]
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension"]
 myst_enable_extensions = ["colon_fence"]
 # Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
 nb_execution_mode = "off"
@@ -30,3 +32,27 @@ html_sidebars = {"**": []}
 html_favicon = "docs/_static/favicon.svg"
 # Without an explicit default the theme logs "invalid theme mode" on a first visit.
 html_context = {"default_mode": "auto"}
+
+# Copy buttons (sphinx-copybutton): never copy line numbers, nor the prompts and the output lines of
+# an interactive session (Pygments' .gp/.go); in a block with prompts, only the prompted lines are copied.
+copybutton_exclude = ".linenos, .gp, .go"
+copybutton_prompt_text = r">>> |\.\.\. |\$ |In \[\d*\]: "
+copybutton_prompt_is_regexp = True
+
+# Sphinx's search indexes the code blocks too (Conv2d, GRU, hybridize); this ranks the benchmark pages,
+# which hold every framework's code, above the one-framework notebook pages (see the file). Sphinx
+# opens this path from the working directory, not from this folder: make it absolute.
+html_search_scorer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "search_scorer.js")
+
+# The 404 page (sphinx-notfound-page) is served for any missing path, at any depth, so its links are
+# absolute: they start with the path the site is published under ("/" locally; "/<repository>/" for
+# a GitHub Pages project site, set by .github/workflows/site.yml).
+_prefix = os.environ.get("ROSETTA_SITE_PREFIX", "/").strip("/")
+notfound_urls_prefix = f"/{_prefix}/" if _prefix else "/"
+notfound_context = {
+    "title": "Page not found",
+    "body": "<h1>Page not found</h1><p>Nothing is published at this address (a page may have moved). "
+            f'Start from the <a href="{notfound_urls_prefix}index.html">front page</a>, the '
+            f'<a href="{notfound_urls_prefix}_gen/benchmarks.html">benchmarks</a>, or search the site '
+            "above.</p>",
+}
