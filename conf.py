@@ -1,9 +1,13 @@
 """Sphinx configuration of the site (source: docs/; pages under docs/_gen/ are generated)."""
+import shutil
+import sys
+from pathlib import Path
+
 project = "Deep-learning Rosetta Stone"
 author = "the Rosetta Stone contributors"
 copyright = "2026, the Rosetta Stone contributors"
 
-extensions = ["myst_nb", "sphinx_design"]
+extensions = ["myst_nb", "sphinx_design", "sphinx.ext.graphviz"]
 myst_enable_extensions = ["colon_fence"]
 # Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
 nb_execution_mode = "off"
@@ -28,3 +32,13 @@ html_sidebars = {"**": []}
 html_favicon = "docs/_static/favicon.svg"
 # Without an explicit default the theme logs "invalid theme mode" on a first visit.
 html_context = {"default_mode": "auto"}
+
+# Network diagrams (rosetta/diagrams.py): drawn at build time by the graphviz-pure package's dot, from the
+# build's own environment (no system Graphviz), as SVG files beside the pages (nothing fetched).
+graphviz_dot = str(Path(sys.executable).parent / "graphviz-pure")
+if not Path(graphviz_dot).exists():
+    graphviz_dot = shutil.which("graphviz-pure") or ""
+if not graphviz_dot:
+    raise RuntimeError(f"graphviz-pure (dot) is not installed next to {sys.executable} nor on PATH: the benchmark "
+                       "pages' network diagrams need it (it is in envs/docs.txt: pip install graphviz-pure)")
+graphviz_output_format = "svg"
