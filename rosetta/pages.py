@@ -973,6 +973,8 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
                        fairness_section(project, fw, examples, fairness), frameworks,
                        history_section(project, fw, examples, all_results))
     index_pages(examples, frameworks, all_results, writer)
+    from . import matrix  # (matrix builds on this module's helpers)
+    matrix.write(project, examples, frameworks, all_results, envs, profile, machine, machine_info, lessons, writer)
     environments_page(frameworks, envs, machine_info, writer)
     lesson_pages.write(project, lessons.lessons, frameworks, lessons.results, lessons.problems, machine, machine_info,
                        profile, writer)
