@@ -194,7 +194,9 @@ EXAMPLES = ("cnn_cifar10", "resnet50_features", "gru_imdb")
 def test_each_benchmark_page_shows_its_network_drawn_as_svg(smoke_site, project, example):
     html = smoke_site["output"]
     page = (html / "_gen" / "benchmarks" / f"{example}.html").read_text()
-    drawn = re.findall(r'<object data="\.\./\.\./(_images/graphviz-[0-9a-f]+\.svg)" type="image/svg\+xml" '
+    # (its accessible name: the alt text, conf.py's addition to Sphinx's rendering)
+    drawn = re.findall(r'<object role="img" aria-label="Diagram of the network, from input to output: [^"]+" '
+                       r'data="\.\./\.\./(_images/graphviz-[0-9a-f]+\.svg)" type="image/svg\+xml" '
                        r'class="graphviz rosetta-network">', page)
     assert len(drawn) == 1, "one diagram per benchmark page"
     svg = (html / drawn[0]).read_text()
