@@ -1,11 +1,14 @@
 """Sphinx configuration of the site (source: docs/; pages under docs/_gen/ are generated)."""
 import os
+import shutil
+import sys
+from pathlib import Path
 
 project = "Deep-learning Rosetta Stone"
 author = "the Rosetta Stone contributors"
 copyright = "2026, the Rosetta Stone contributors"
 
-extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension"]
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension", "sphinx.ext.graphviz"]
 myst_enable_extensions = ["colon_fence"]
 # Notebooks were executed by build_docs.py, each in its own framework's kernel: only render.
 nb_execution_mode = "off"
@@ -56,3 +59,33 @@ notfound_context = {
             f'<a href="{notfound_urls_prefix}_gen/benchmarks.html">benchmarks</a>, or search the site '
             "above.</p>",
 }
+
+# Network diagrams (rosetta/diagrams.py): drawn at build time by the graphviz-pure package's dot, from the
+# build's own environment (no system Graphviz), as SVG files beside the pages (nothing fetched).
+graphviz_dot = str(Path(sys.executable).parent / "graphviz-pure")
+if not Path(graphviz_dot).exists():
+    graphviz_dot = shutil.which("graphviz-pure") or ""
+if not graphviz_dot:
+    raise RuntimeError(f"graphviz-pure (dot) is not installed next to {sys.executable} nor on PATH: the benchmark "
+                       "pages' network diagrams need it (it is in envs/docs.txt: pip install graphviz-pure)")
+graphviz_output_format = "svg"
+
+
+def _graphviz_with_a_text_alternative(translator, node):
+    """Sphinx's own SVG rendering, whose <object> gets the diagram's alt text as its accessible name (its
+    fallback paragraph is not one: axe-core's object-alt rule)."""
+    from html import escape
+
+    from sphinx.ext.graphviz import html_visit_graphviz
+    start = len(translator.body)
+    try:
+        html_visit_graphviz(translator, node)
+    finally:   # (it ends by raising SkipNode)
+        label = escape(node.get("alt", ""), quote=True)
+        translator.body[start:] = [part.replace("<object ", f'<object role="img" aria-label="{label}" ', 1)
+                                   for part in translator.body[start:]]
+
+
+def setup(app):
+    from sphinx.ext.graphviz import graphviz
+    app.add_node(graphviz, override=True, html=(_graphviz_with_a_text_alternative, None))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import charts, environments, equivalence, neutral, results
+from . import charts, diagrams, environments, equivalence, neutral, results
 from .project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
@@ -423,7 +423,8 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     data_sources = sorted({r["provenance"].get("data_source", "") for r in ok} - {""})
     weights = "; ".join(sorted({r["provenance"].get("weights", "") for r in ok} - {""})) or example.weights
     sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, current, frameworks)
-    lines = [f"({example.name})=", f"# {example.title}", "", intro, "",
+    lines = [f"({example.name})=", f"# {example.title}", "",
+             *diagrams.figure(project, example, profile), intro, "",   # (the diagram floats beside the intro)
              "```{admonition} " + ("The tabs' results" if published else "This build"), ":class: note",
              f"Measured on **{results.machine_label(machine_info)}**, profile **{profile}** ({sizes})"
              + (f", read from the results folder `{Path(published).name}` (this site was built without "
@@ -1002,6 +1003,8 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
                        fairness_section(project, fw, examples, fairness), frameworks,
                        history_section(project, fw, examples, all_results))
     index_pages(examples, frameworks, all_results, writer)
+    from . import matrix  # (matrix builds on this module's helpers)
+    matrix.write(project, examples, frameworks, all_results, envs, profile, machine, machine_info, lessons, writer)
     environments_page(frameworks, envs, machine_info, writer)
     lesson_pages.write(project, lessons.lessons, frameworks, lessons.results, lessons.problems, machine, machine_info,
                        profile, writer)
