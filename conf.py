@@ -16,6 +16,8 @@ html_theme = "pydata_sphinx_theme"
 html_title = "Deep-learning Rosetta Stone"
 html_static_path = ["docs/_static"]
 html_css_files = ["rosetta.css"]
+# Tab stops for boxes that scroll once a tab shows them (the theme sets them only at load): see the file.
+html_js_files = [("rosetta-focus.js", {"defer": "defer"})]
 html_theme_options = {
     "header_links_before_dropdown": 6,
     "navigation_with_keys": False,
