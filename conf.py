@@ -22,7 +22,8 @@ html_title = "Deep-learning Rosetta Stone"
 html_static_path = ["docs/_static"]
 html_css_files = ["rosetta.css"]
 # Side by side: two programs next to each other, their parts paired (reads the step tabs; see the file).
-html_js_files = [("rosetta-compare.js", {"defer": "defer"})]
+# Tab stops for boxes that scroll once a tab shows them (the theme sets them only at load): see the file.
+html_js_files = [("rosetta-compare.js", {"defer": "defer"}), ("rosetta-focus.js", {"defer": "defer"})]
 html_theme_options = {
     "header_links_before_dropdown": 6,
     "navigation_with_keys": False,

@@ -226,7 +226,8 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
             name = f"lessons/{lesson.name}-{rule['metric']}.png"
             writer.write(name, chart)
             lines += [f"```{{figure}} {lesson.name}-{rule['metric']}.png", f":alt: {metric_label(rule['metric'])}",
-                      "", f"{metric_label(rule['metric']).capitalize()} per variant and framework "
+                      ":figclass: rosetta-chart", "",
+                      f"{metric_label(rule['metric']).capitalize()} per variant and framework "
                       "(bars: median; whiskers: min–max).", "```", ""]
     shown = lesson.frameworks(frameworks)
     executed = {fw.name: load_notebook(project, current.get(fw.name)) for fw in shown}

@@ -451,7 +451,7 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
     if chart:
         writer.write(f"benchmarks/{example.name}-times.png", chart)
         lines += [f"```{{figure}} {example.name}-times.png",
-                  f":alt: {example.timed_step} time per framework",
+                  f":alt: {example.timed_step} time per framework", ":figclass: rosetta-chart",
                   "", f"{example.timed_step.capitalize()} time per framework on this machine "
                   f"(profile {profile}; lower is better)"
                   + (", with test accuracy." if any("accuracy" in r["metrics"] for r in ok) else "."),
@@ -523,8 +523,8 @@ def pair_value(values: dict, a: str, b: str):
 def difference_matrix(frameworks: list[Framework], values: dict, tolerance, exempt=lambda a, b: False) -> str:
     """Framework x framework table of measured differences; ✗ marks one over its tolerance,
     ≠ a pair that a note says computes different functions (measured, not judged)."""
-    header = ["", *[fw.label for fw in frameworks]]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    header = ["vs.", *[fw.label for fw in frameworks]]      # (a heading without text reads as nothing)
+    lines = [":::{container} rosetta-matrix", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for a in frameworks:
         row = [f"**{a.label}**"]
         for b in frameworks:
@@ -539,7 +539,7 @@ def difference_matrix(frameworks: list[Framework], values: dict, tolerance, exem
                 limit = tolerance(a.name, b.name)
                 row.append(f"{value:.1e} ✓" if value <= limit else f"**{value:.1e} ✗**")
         lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", ":::"])
 
 
 def versions_text(frameworks: list[Framework], check: dict) -> str:
@@ -682,7 +682,8 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
         if chart:
             writer.write(f"benchmarks/{example.name}-equivalence.png", chart)
             lines += [f"```{{figure}} {example.name}-equivalence.png",
-                      f":alt: training loss of every tab over the {check['steps']} checked steps", "",
+                      f":alt: training loss of every tab over the {check['steps']} checked steps",
+                      ":figclass: rosetta-chart", "",
                       f"The loss of every tab over the same {check['steps']} steps, and how far each is from "
                       f"{ran[0].label}'s.", "```", ""]
     if check.get("notes"):
