@@ -524,7 +524,7 @@ def difference_matrix(frameworks: list[Framework], values: dict, tolerance, exem
     """Framework x framework table of measured differences; ✗ marks one over its tolerance,
     ≠ a pair that a note says computes different functions (measured, not judged)."""
     header = ["vs.", *[fw.label for fw in frameworks]]      # (a heading without text reads as nothing)
-    lines = [":::{container} rosetta-matrix", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [":::{container} rosetta-differences", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for a in frameworks:
         row = [f"**{a.label}**"]
         for b in frameworks:

@@ -9,6 +9,9 @@ from browsing import SCREENSHOTS, Watch, browser_marks, chosen_tabs
 
 pytestmark = browser_marks
 
+# A benchmark page's framework tab sets: one per step, and the "Whole programs" downloads at its end.
+CNN_SETS, GRU_SETS, RESNET_SETS = 5 + 1, 5 + 1, 4 + 1
+
 
 def test_keras_shows_its_program_once_and_each_backend_in_a_tab_of_its_own(browser, server):
     """One Keras tab for three rows: the code once; under it, a tab per backend with that run's output
@@ -18,7 +21,7 @@ def test_keras_shows_its_program_once_and_each_backend_in_a_tab_of_its_own(brows
     watch = Watch(page, server)
     page.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
     page.locator("#model .sd-tab-set label", has_text="Keras 3").first.click()
-    assert chosen_tabs(page) == ["Keras 3"] * 5
+    assert chosen_tabs(page) == ["Keras 3"] * CNN_SETS
     nested = ".sd-tab-content .sd-tab-set"
     assert set(chosen_tabs(page, nested)) == {"TensorFlow backend"}, "first visit: the first backend"
     page.locator("#train .sd-tab-content:visible label", has_text="JAX backend").click()
@@ -29,7 +32,7 @@ def test_keras_shows_its_program_once_and_each_backend_in_a_tab_of_its_own(brows
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#train").screenshot(path=str(SCREENSHOTS / "train-step-keras-jax.png"))
     page.goto(f"{server}/_gen/benchmarks/gru_imdb.html")
-    assert chosen_tabs(page) == ["Keras 3"] * 5 and chosen_tabs(page, nested) == ["JAX backend"] * 5
+    assert chosen_tabs(page) == ["Keras 3"] * GRU_SETS and chosen_tabs(page, nested) == ["JAX backend"] * 5
     page.goto(f"{server}/_gen/lessons/relu_after_pool.html")
     assert chosen_tabs(page) == ["Keras 3 · TensorFlow"] * 3, "a lesson's Keras script follows the Keras tab"
     assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
@@ -43,16 +46,16 @@ def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server)
     page.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
     assert set(chosen_tabs(page)) == {"PyTorch"}, "first visit: the first framework"
     page.locator("#model .sd-tab-set label", has_text="Chainer").click()
-    assert chosen_tabs(page) == ["Chainer"] * 5, "one click switches every step"
+    assert chosen_tabs(page) == ["Chainer"] * CNN_SETS, "one click switches every step"
     visible = page.locator("#train .sd-tab-content:visible")
     assert "model.cleargrads()" in visible.inner_text() and "Step time:" in visible.inner_text()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#model").screenshot(path=str(SCREENSHOTS / "model-step-chainer.png"))
 
     page.reload()
-    assert chosen_tabs(page) == ["Chainer"] * 5, "kept after a reload"
+    assert chosen_tabs(page) == ["Chainer"] * CNN_SETS, "kept after a reload"
     page.goto(f"{server}/_gen/benchmarks/resnet50_features.html")
-    assert chosen_tabs(page) == ["Chainer"] * 4, "kept on another benchmark page"
+    assert chosen_tabs(page) == ["Chainer"] * RESNET_SETS, "kept on another benchmark page"
     page.goto(f"{server}/_gen/environments.html")
     assert chosen_tabs(page) == ["Chainer"], "kept on the environments page"
     page.goto(f"{server}/_gen/lessons/relu_after_pool.html")

@@ -7,7 +7,6 @@ is fetched). Skips only when Debian's chromium is not installed (.ci/run install
 """
 from __future__ import annotations
 
-import collections
 import gzip
 
 import pytest
@@ -102,6 +101,67 @@ def test_code_shown_by_any_tab_can_be_scrolled_with_the_keyboard(browser, server
     code.focus()
     for _ in range(5):
         page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(600)       # (the browser scrolls smoothly)
     assert code.evaluate("p => p.scrollLeft") > 0, "the focused code block scrolls with the arrow keys"
     assert watch.errors == [], watch.errors
+    context.close()
+
+
+# A first visit to a page: everything the browser fetches, compressed as a host serves it (GitHub Pages
+# sends gzip). Measured on the dev site (issue 13): the CNN page 383 KiB in 28 requests (1.37 MiB
+# uncompressed), of which the page itself 32 KiB; the theme's CSS, fonts and scripts are most of it.
+FIRST_VISIT_BUDGET_KIB = 600
+OWN_HTML_BUDGET_KIB = 80
+
+
+@pytest.mark.parametrize("path", ["_gen/benchmarks/cnn_cifar10.html", "_gen/benchmarks/resnet50_features.html",
+                                  "index.html"])
+def test_a_first_visit_stays_within_its_weight_budget(browser, server, path, capsys):
+    """What a first visit downloads, gzip-compressed: within the budget, the page's own HTML too (its code
+    tabs, outputs and tables are inline); the heaviest files are printed for the log."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    responses = []
+    page.on("response", lambda response: responses.append(response))
+    page.goto(f"{server}/{path}")
+    page.wait_for_load_state("networkidle")
+    sizes = {r.url.removeprefix(server): len(gzip.compress(r.body())) / 1024 for r in responses if r.ok}
+    context.close()
+    total, own = sum(sizes.values()), sizes[f"/{path}"]
+    heaviest = sorted(sizes.items(), key=lambda item: -item[1])[:5]
+    with capsys.disabled():
+        print(f"\n{path}: {total:.0f} KiB gzip in {len(sizes)} requests (page {own:.0f} KiB); heaviest: "
+              + ", ".join(f"{name.split('?')[0].rsplit('/', 1)[-1]} {kib:.0f}" for name, kib in heaviest))
+    assert total <= FIRST_VISIT_BUDGET_KIB, f"{path}: {total:.0f} KiB on a first visit, budget {FIRST_VISIT_BUDGET_KIB}"
+    assert own <= OWN_HTML_BUDGET_KIB, f"{path}: the page itself is {own:.0f} KiB, budget {OWN_HTML_BUDGET_KIB}"
+
+
+OVERFLOWING = """() => [...document.querySelectorAll('.bd-article *')]
+    .filter(e => e.offsetParent && e.getBoundingClientRect().right > innerWidth + 1
+                 && !e.closest('pre, .pst-scrollable-table-container, figure.rosetta-chart, .rosetta-results, '
+                               + '.sd-tab-set > label, .rosetta-pair, .table-wrapper, .highlight, '
+                               + '.graphviz, object, .output'))
+    .map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').trim().slice(0, 40))"""
+
+
+@pytest.mark.parametrize("width,mode", [(1300, "light"), (1300, "dark"), (390, "light"), (390, "dark")])
+def test_the_cnn_page_at_desktop_and_phone_width(browser, server, width, mode):
+    """The page a reader lands on, as screenshots to look at (_build/screenshots/audit-*), and what looking
+    at them led to: nothing outside a scrolling box runs past the screen's right edge (long names and
+    file names wrap), and each chart keeps text a reader can read (at least 2/3 of its drawn size)."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=mode)
+    page = context.new_page()
+    watch = Watch(page, server)
+    page.goto(f"{server}/_gen/benchmarks/cnn_cifar10.html")
+    page.wait_for_load_state("networkidle")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"audit-cnn-{width}px-{mode}.png"), full_page=True)
+    for details in page.locator("details").all():
+        details.evaluate("d => d.open = true")
+    assert page.evaluate(OVERFLOWING) == [], f"at {width}px, past the right edge outside a scrolling box"
+    scales = page.eval_on_selector_all("figure.rosetta-chart img",
+                                       "imgs => imgs.map(i => i.getBoundingClientRect().width / i.naturalWidth)")
+    assert scales, "no chart on the CNN page"
+    assert min(scales) >= 0.3, f"charts drawn at {min(scales):.2f} of their size: text too small"
+    assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
     context.close()

@@ -98,9 +98,11 @@ def test_benchmark_pages_have_synced_tabs_table_chart_and_downloads(smoke_site, 
     html = smoke_site["output"]
     page = (html / "_gen" / "benchmarks" / f"{example}.html").read_text()
     n_steps = len(EXAMPLES[example])
-    assert page.count('data-sync-group="framework"') == n_steps * tabs(example)
-    for label in ("PyTorch", "Keras 3", "TensorFlow", "JAX", "MXNet", "Chainer",
-                  "TensorFlow backend", "JAX backend", "PyTorch backend"):   # Keras 3's rows: a tab each under it
+    sets = n_steps + 1                                     # each step's, and the "Whole programs" downloads
+    assert page.count('data-sync-group="framework"') == sets * tabs(example)
+    for label in ("PyTorch", "Keras 3", "TensorFlow", "JAX", "MXNet", "Chainer"):
+        assert len(re.findall(rf">\s*{label}\s*</label>", page)) == sets, label
+    for label in ("TensorFlow backend", "JAX backend", "PyTorch backend"):   # Keras 3's rows: a tab each under it
         assert len(re.findall(rf">\s*{label}\s*</label>", page)) == n_steps, label
     assert page.count("Step time:") == n_steps * len(written(example))
     assert "profile <code" in page and "smoke" in page

@@ -3,6 +3,7 @@ under (ROSETTA_SITE_PREFIX), and the publish workflow sets it from GitHub Pages'
 The browser checks are in test_browser_comforts.py."""
 from __future__ import annotations
 
+import re
 import runpy
 
 import pytest
@@ -40,3 +41,14 @@ def test_the_publish_job_builds_with_the_pages_base_path():
     pages = next(step for step in steps if step.get("uses", "").startswith("actions/configure-pages@"))
     build = next(step for step in steps if "make publish" in step.get("run", ""))
     assert build["env"]["ROSETTA_SITE_PREFIX"] == "${{ steps." + pages["id"] + ".outputs.base_path }}/"
+
+
+def test_the_site_stylesheet_has_balanced_blocks():
+    """A rule block left open (a merge that lost a closing brace did) silently swallows every rule after
+    it into an @media block or a selector: the browser reports nothing, the later rules just never apply."""
+    text = re.sub(r"/\*.*?\*/", "", (REPO / "docs" / "_static" / "rosetta.css").read_text(), flags=re.S)
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        depth += line.count("{") - line.count("}")
+        assert 0 <= depth <= 2, f"rosetta.css line {number}: block depth {depth}"
+    assert depth == 0, "rosetta.css ends inside an open block"
