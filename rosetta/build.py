@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -16,13 +17,16 @@ from pathlib import Path
 import nbformat
 
 from . import environments, equivalence, lessons, pages, results
-from .data.fetch import DataError
+from .data.fetch import DataError, usable_in
 from .execute import execute
+from .files import BuildBusy, BuildLock, UnwritableError, write_atomically
 from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
 from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
 
 BAD_STATUSES = ("failed", "timeout", "not-installed", "snippet-error", "data-error")
+# Outcomes that may not happen again (a download cut off, a machine busy): the next build tries them again.
+RETRIED = ("failed", "timeout")
 
 
 def parse_args(argv):
@@ -46,6 +50,8 @@ def parse_args(argv):
                              "several machines), executing nothing (make publish)")
     parser.add_argument("--no-equivalence", action="store_true",
                         help="skip the cross-framework equivalence checks (pages keep the last ones)")
+    parser.add_argument("--wait", type=float, default=0, metavar="SECONDS",
+                        help="when another build is running in this checkout, wait this long for it (default: stop)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--output", type=Path, help="HTML folder (default: _build/html)")
     parser.add_argument("--results", type=Path, help="results folder (default: results/)")
@@ -64,6 +70,78 @@ def pick(kind: str, given: str | None, available: list):
 
 def log(message: str) -> None:
     print(message, flush=True)
+
+
+class Doing:
+    """What the build is doing now, for the message of an interrupted build; the signal that stopped it."""
+    now = "starting"
+    signal = ""
+    handlers: dict = {}
+
+
+def doing(what: str) -> None:
+    Doing.now = what
+
+
+def interrupt_on_signals() -> None:
+    """SIGTERM (a CI runner stopping a job, `kill`) ends the build as Ctrl-C does: kernels and workers are
+    shut down on the way out (execute, equivalence), and every finished result is kept."""
+    def stop(signum, frame):
+        Doing.signal = signal.Signals(signum).name
+        raise KeyboardInterrupt(Doing.signal)
+    Doing.signal = ""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        Doing.handlers[number] = signal.signal(number, stop)
+
+
+def restore_signals() -> None:
+    for number, handler in Doing.handlers.items():
+        signal.signal(number, handler)
+
+
+def warn_about_path_settings(project: Project) -> None:
+    """Path settings that point nowhere are named, not silently ignored."""
+    for line in path_setting_problems(project):
+        log(f"warning: {line}")
+
+
+def looked_for(project: Project) -> list[str]:
+    """The names and globs that the data modules of the examples and lessons accept (their LOOKED_FOR)."""
+    modules = {ex.data_module for ex in project.examples()} | {lesson.data_module for lesson in
+                                                                lessons.all_lessons(project)[0]}
+    patterns = []
+    for name in sorted(filter(None, modules)):
+        try:
+            patterns += getattr(importlib.import_module(name), "LOOKED_FOR", ())
+        except ImportError:
+            continue           # (the example's own build says so)
+    return list(dict.fromkeys(patterns))
+
+
+def path_setting_problems(project: Project) -> list[str]:
+    problems, patterns = [], None
+    for entry in [p for p in os.environ.get("ROSETTA_DATA", "").split(os.pathsep) if p]:
+        folder = Path(entry).expanduser()
+        if not folder.is_dir():
+            problems.append(f"ROSETTA_DATA entry {folder}: {'not a folder' if folder.exists() else 'no such folder'}"
+                            " (ignored: data is looked for in the other entries and the cache)")
+            continue
+        patterns = looked_for(project) if patterns is None else patterns
+        if patterns and not usable_in(folder, patterns):
+            problems.append(f"ROSETTA_DATA entry {folder}: holds none of the data this build reads "
+                            f"(looked for {', '.join(patterns)})")
+    for name in ("ROSETTA_CACHE", "ROSETTA_VENVS"):
+        value = os.environ.get(name)
+        if value:
+            folder = Path(value).expanduser()
+            nearest = next(p for p in (folder, *folder.parents) if p.exists())     # (made when first used)
+            if nearest == folder and not folder.is_dir():
+                problems.append(f"{name}={folder}: not a folder")
+            elif not nearest.is_dir():
+                problems.append(f"{name}={folder}: cannot be created ({nearest} is a file)")
+            elif not os.access(nearest, os.W_OK):
+                problems.append(f"{name}={folder}: not writable by this user")
+    return problems
 
 
 def not_run(example: Example, fw: Framework, profile: str, machine: str, machine_info: dict,
@@ -101,6 +179,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
                   "PYTHONHASHSEED": "0", **environments.process_variables(project, fw)}
     runs, execution = [], None
     for repeat in range(args.repeats):
+        doing(f"executing {example.name}/{fw.name} (run {repeat + 1} of {args.repeats})")
         log(f"  run {repeat + 1}/{args.repeats} of {example.name}/{fw.name} ({profile})")
         execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, args.timeout, fw.kernel_transport)
         runs.append({"steps": execution.step_seconds, "metrics": execution.metrics,
@@ -108,7 +187,7 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
         if execution.status != "ok":
             break
     out_dir.mkdir(parents=True, exist_ok=True)
-    nbformat.write(execution.notebook, out_dir / f"{fw.name}.ipynb")
+    write_atomically(out_dir / f"{fw.name}.ipynb", nbformat.writes(execution.notebook))
 
     ok_runs = [run for run in runs if run["status"] == "ok"] or runs
     steps = {}
@@ -171,7 +250,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             try:
                 previous = results.load(path)
             except results.ResultFileError as exc:
-                log(f"  {exc}")
+                log(f"  {exc}: treated as missing, measured again")
         env = envs.get(fw.name)
         if isinstance(snippet, Exception) or snippet.path in misaligned:
             reason = str(snippet) if isinstance(snippet, Exception) else misaligned[snippet.path]
@@ -185,6 +264,11 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
         row_hp = settings(example.name, profile, snippets=project.snippets, row=fw.name).as_dict()
         key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats, row_hp, identity)
         current = previous is not None and previous.get("cache_key") == key
+        if current and fw.name in selected and previous.get("status") in RETRIED:
+            log(f"  {example.name}/{fw.name}: {previous['status']} last time "
+                f"({(previous.get('reason') or '').splitlines()[0] if previous.get('reason') else 'no reason'}): "
+                "trying again")
+            current = False
         if fw.name not in selected or (current and not args.force):
             if previous is not None:
                 previous["stale"] = not current
@@ -247,6 +331,7 @@ def set_up(project: Project, all_frameworks: list[Framework], selected: set[str]
     log(f"environments ({project.venvs}):")
     envs = {}
     for fw in all_frameworks:
+        doing(f"setting up the {fw.environment} environment")
         env = envs[fw.name] = environments.ensure(project, fw, create=fw.name in selected,
                                                   progress=lambda line: log(f"  {line}"))
         state = (f"created in {env.seconds:.1f} s ({env.packages} packages)" if env.created else
@@ -281,6 +366,7 @@ def measure(project: Project, all_examples: list[Example], examples: list[Exampl
         out.results[example.name] = build_example(project, example, all_frameworks, chosen, envs,
                                                   profile, machine, machine_info, args)
         if chosen and not args.no_equivalence:
+            doing(f"checking the equivalence of {example.name}")
             try:
                 out.checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
                                                               machine, machine_info, force=args.force, log=log)
@@ -300,6 +386,7 @@ def measure(project: Project, all_examples: list[Example], examples: list[Exampl
             log(f"lesson {lesson.name}: no {profile!r} profile, skipped")
             continue
         log(f"lesson {lesson.name}:")
+        doing(f"measuring lesson {lesson.name}")
         out.lessons[lesson.name] = lessons.build_lesson(
             project, lesson, all_frameworks, selected if lesson.name in chosen_lessons else set(), envs,
             profile, machine, machine_info, args.timeout, args.force,
@@ -403,6 +490,34 @@ def main(argv=None) -> int:
         print(f"error: ROSETTA_WEIGHTS={os.environ['ROSETTA_WEIGHTS']!r}: use one of "
               f"{', '.join(WEIGHTS_CHOICES)}", file=sys.stderr)
         return 2
+    warn_about_path_settings(project)
+    lock = BuildLock(project.build / "build.lock")
+    try:
+        lock.acquire(args.wait, on_wait=lambda holder: log(f"waiting up to {args.wait:g} s: "
+                                                           + lock.describe(holder)))
+    except BuildBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    interrupt_on_signals()
+    try:
+        return build(args, project, profile, published, frameworks, all_frameworks, examples, all_examples,
+                     all_lessons, lesson_problems, chosen_lessons)
+    except KeyboardInterrupt as exc:
+        log(f"interrupted ({str(exc) or 'SIGINT'}) while {Doing.now}: every result that finished is kept and none is "
+            "half written; the next build continues from here (finished snippets are not run again)")
+        return 130
+    except UnwritableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        lock.release()
+        restore_signals()
+
+
+def build(args, project: Project, profile, published: list[Path], frameworks: list[Framework],
+          all_frameworks: list[Framework], examples: list[Example], all_examples: list[Example],
+          all_lessons: list, lesson_problems: list, chosen_lessons: set[str]) -> int:
+    """The stages, in order, for the options given (main has checked them and holds the lock)."""
     started = time.perf_counter()
     selected = {fw.name for fw in frameworks}
 
@@ -458,7 +573,10 @@ def main(argv=None) -> int:
         if not args.no_sphinx:
             output = (args.output or project.build / "html").resolve()
             log("sphinx-build -W ...")
+            doing("running sphinx-build")
             status = run_sphinx(project, output)
+            if Doing.signal:          # (Sphinx catches KeyboardInterrupt itself and returns 2)
+                raise KeyboardInterrupt(Doing.signal)
             if status == 0:
                 log(f"site: {output / 'index.html'}")
     log(f"done in {time.perf_counter() - started:.1f} s")

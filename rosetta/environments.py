@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .files import write_atomically
 from .project import REPO_ROOT, Framework, Project, expand
 
 MARKER = "rosetta-installed.json"
@@ -223,7 +224,8 @@ def _install(project: Project, fw: Framework, log) -> int:
         capture_output=True, text=True, check=True).stdout.strip())
     # What `pip install -e` would do, without needing a build backend in every venv:
     (site / "rosetta-stone.pth").write_text(str(REPO_ROOT) + "\n")
-    (venv / MARKER).write_text(json.dumps({"requirements_sha256": requirements_hash(fw)}))
+    # Written last, whole or not at all: a venv whose installation was cut off has no marker and is made again.
+    write_atomically(venv / MARKER, json.dumps({"requirements_sha256": requirements_hash(fw)}))
     return count
 
 
@@ -254,14 +256,19 @@ def _register_kernel(project: Project, fw: Framework, log) -> None:
         return
     spec = _kernel_spec(project, fw)         # a kernel of its own: the spec ipykernel would write, by hand
     spec.parent.mkdir(parents=True, exist_ok=True)
-    spec.write_text(json.dumps({"argv": kernel_argv(project, fw), "display_name": f"Rosetta: {fw.environment_label}",
-                                "language": fw.language}, indent=1))
+    write_atomically(spec, json.dumps({"argv": kernel_argv(project, fw),
+                                       "display_name": f"Rosetta: {fw.environment_label}",
+                                       "language": fw.language}, indent=1))
     log.write(f"wrote {spec}\n")
 
 
 def _spec_is_current(spec: Path, project: Project, fw: Framework) -> bool:
     """The registered kernel runs this environment's interpreter (and, for a kernel of its own, this command)."""
-    argv, wanted = json.loads(spec.read_text())["argv"], kernel_argv(project, fw)
+    try:
+        argv = json.loads(spec.read_text())["argv"]
+    except (OSError, ValueError, KeyError, TypeError):     # a spec cut off or edited: register it again
+        return False
+    wanted = kernel_argv(project, fw)
     return argv == wanted if fw.kernel_argv else argv[0] == wanted[0]
 
 
@@ -269,7 +276,11 @@ def is_current(project: Project, fw: Framework) -> bool:
     marker = project.venvs / fw.environment / MARKER
     if not (marker.exists() and venv_python(project, fw).exists()):
         return False
-    return json.loads(marker.read_text()).get("requirements_sha256") == requirements_hash(fw)
+    try:
+        recorded = json.loads(marker.read_text())
+    except (OSError, ValueError):        # a marker that cannot be read vouches for nothing: install again
+        return False
+    return isinstance(recorded, dict) and recorded.get("requirements_sha256") == requirements_hash(fw)
 
 
 def fingerprint(project: Project, fw: Framework) -> dict:

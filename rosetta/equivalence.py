@@ -384,13 +384,20 @@ def previous(project: Project, example: Example, profile: str, machine: str, fra
     return data
 
 
-def stored(path: Path) -> dict | None:
-    """A result file this version can read, or None."""
-    try:
-        data = json.loads(path.read_text()) if path.exists() else None
-    except json.JSONDecodeError:
+# The fields of an equivalence result that the pages and the next build read.
+RESULT_FIELDS = ("example", "cache_key", "frameworks", "failures", "passed")
+
+
+def stored(path: Path, log=lambda line: None) -> dict | None:
+    """A result file this version can read, or None; one that cannot be read (cut off, edited, another
+    format) is named (`log`) and treated as missing: the next check measures it again."""
+    if not path.exists():
         return None
-    return data if data and data.get("api_version") == API_VERSION else None
+    try:
+        return results.read_stored(path, API_VERSION, RESULT_FIELDS)
+    except results.ResultFileError as exc:
+        log(f"  equivalence: {exc}: treated as missing")
+        return None
 
 
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
@@ -405,7 +412,7 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
     candidates = candidates_of(example, frameworks)
     key = cache_key(project, example, candidates, envs, profile, machine)
     path = result_path(project, machine, profile, example.name)
-    last = stored(path)
+    last = stored(path, log)
     if last is not None and last.get("cache_key") == key and not force:
         log("  equivalence: up to date")
         return last
@@ -467,8 +474,7 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
               "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
               "frameworks": per_framework, **compared, "failures": failures,
               "passed": not failures and len(outputs) >= 2}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=1, sort_keys=True))
+    results.write_json(path, result)
     for failure in failures:
         log(f"  equivalence FAILED: {failure}")
     return result

@@ -6,11 +6,14 @@ the timeout ends the run; the partly executed notebook and the traceback are kep
 """
 from __future__ import annotations
 
+import asyncio
 import copy
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,6 +54,38 @@ def cell_seconds(cell) -> float | None:
     return (parse(end) - parse(start)).total_seconds()
 
 
+def kernel_death(process) -> dict:
+    """How a kernel that died ended, from its process: a signal (SIGKILL is what the kernel's out-of-memory
+    killer sends) or an exit status."""
+    code = process.poll() if process is not None else None
+    if code is None:
+        return {"ename": "KernelDied", "evalue": "the kernel died (how, its process does not say)"}
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+        why = " (out of memory, most likely: that is what the kernel's OOM killer sends)" \
+            if -code == signal.SIGKILL else ""
+        return {"ename": "KernelDied", "evalue": f"the kernel was killed by {name}{why}"}
+    return {"ename": "KernelDied", "evalue": f"the kernel exited with status {code} in the middle of a step"}
+
+
+class BuildSignals:
+    """The build's own SIGINT and SIGTERM handlers (they stop the build: see build.interrupt_on_signals).
+    nbclient installs handlers of its own while it starts a kernel and runs a notebook, which only shut the
+    kernel down (a run would then end as a false 'failed'), and leaves the defaults behind it. So the
+    build's are put back once the kernel has started, and again when the run ends."""
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.main = threading.current_thread() is threading.main_thread()
+        self.handlers = {number: signal.getsignal(number) for number in self.SIGNALS}
+
+    def restore(self, **_) -> None:
+        if self.main:
+            for number, handler in self.handlers.items():
+                if handler is not None:
+                    signal.signal(number, handler)
+
+
 def _step_of_cell(snippet: Snippet) -> dict[int, str]:
     return {index: step.name for step in snippet.steps for index in step.cell_indices}
 
@@ -64,15 +99,31 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     sockets = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
     # An absolute socket path: the kernel runs in `cwd`, and Jupyter's default ("kernel-ipc") is relative.
     where = {"transport": "ipc", "ip": os.path.join(sockets, "k")} if transport == "ipc" else {"transport": "tcp"}
+    build_handlers, kernel = BuildSignals(), {}
+
+    def started(**_):
+        build_handlers.restore()
+        # The kernel's process, kept to read how it ended if it dies (the manager forgets it then).
+        kernel["process"] = getattr(getattr(client.km, "provisioner", None), "process", None)
+
     client = NotebookClient(
         notebook, kernel_name=kernel_name, timeout=timeout, record_timing=True,
         allow_errors=False, resources={"metadata": {"path": str(cwd)}},
-        config=Config({"KernelManager": where}),
+        config=Config({"KernelManager": where}), on_notebook_start=started,
     )
     started = time.perf_counter()
     status, error = "ok", None
     try:
         client.execute(env={**os.environ, **env})
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM: no result for this run (it did not finish); its kernel goes with it.
+        client._cleanup_kernel()
+        raise
+    except asyncio.CancelledError:
+        # The same while the kernel was starting, when nbclient's own handlers were in force: they shut the
+        # kernel down and cancel the run (and do not say which signal came).
+        client._cleanup_kernel()
+        raise KeyboardInterrupt("a signal, while the kernel started") from None
     except CellTimeoutError as exc:
         status, error = "timeout", {"ename": "Timeout", "evalue": f"a cell ran longer than {timeout} s",
                                     "traceback": strip_ansi(str(exc))}
@@ -80,7 +131,10 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         status, error = "failed", {"ename": getattr(exc, "ename", type(exc).__name__),
                                    "evalue": strip_ansi(getattr(exc, "evalue", str(exc))),
                                    "traceback": strip_ansi(str(exc))}
+        if isinstance(exc, DeadKernelError):
+            error.update(kernel_death(kernel.get("process")))
     finally:
+        build_handlers.restore()
         shutil.rmtree(sockets, ignore_errors=True)
     result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - started)
 

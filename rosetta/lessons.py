@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -23,12 +22,14 @@ import nbformat
 from . import environments, results
 from .data.fetch import DataError
 from .execute import execute
+from .files import write_atomically
 from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
 from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
 API_VERSION = 1
 RESULTS_FOLDER = "_lessons"            # results/<machine>/<profile>/_lessons/<lesson>/<framework>.json
+RETRIED = ("failed", "timeout")        # tried again by the next build (as the benchmarks' are)
 DEFAULT_STEPS = ("setup", "variants", "measure")
 MIN_TIMED_REPEATS = 3                  # a timing claim is judged on at least this many rounds (cpu, full)
 HELPER_CODE = ("rosetta/lesson.py", "rosetta/settings.py", "rosetta/report.py", "rosetta/project.py",
@@ -129,12 +130,18 @@ def save(project: Project, result: dict) -> None:
                                    result["framework"]), result)
 
 
-def load(path: Path) -> dict | None:
+# The fields a lesson result must have for the pages and the verdicts to read it.
+RESULT_FIELDS = ("lesson", "framework", "status", "cache_key")
+
+
+def load(path: Path, log=lambda line: None) -> dict | None:
+    """A stored lesson result, or None: one that cannot be read is named (`log`) and measured again."""
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+        return results.read_stored(path, API_VERSION, RESULT_FIELDS)
+    except results.ResultFileError as exc:
+        if path.exists():
+            log(f"  {exc}: treated as missing, measured again")
         return None
-    return data if data.get("api_version") == API_VERSION else None
 
 
 def stored(project: Project, lesson: str) -> list[dict]:
@@ -185,7 +192,7 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout, fw.kernel_transport)
     out = result_path(project, machine, profile, lesson.name, fw.name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(execution.notebook, out.with_suffix(".ipynb"))
+    write_atomically(out.with_suffix(".ipynb"), nbformat.writes(execution.notebook))
     result = record(lesson, fw, profile, machine, machine_info, execution.status)
     packages = env.fingerprint.get("packages", {})
     result.update({
@@ -228,7 +235,7 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
     data_ready = lesson.profiles.get(profile, {}).get("data", "real") != "real" or not lesson.data_module
     for fw in mine:
         path = result_path(project, machine, profile, lesson.name, fw.name)
-        previous = load(path) if path.exists() else None
+        previous = load(path, log) if path.exists() else None
         env = envs.get(fw.name)
         if lesson.snippet_path(fw) in broken:
             out[fw.name] = record(lesson, fw, profile, machine, machine_info, "snippet-error",
@@ -247,6 +254,9 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
             continue
         key = cache_key(lesson, fw, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
         current = previous is not None and previous.get("cache_key") == key
+        if current and fw.name in selected and previous.get("status") in RETRIED:
+            log(f"  {lesson.name}/{fw.name}: {previous['status']} last time: trying again")
+            current = False
         if fw.name not in selected or (current and not force):
             if previous is not None:
                 previous["stale"] = not current

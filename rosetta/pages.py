@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 
 from . import charts, diagrams, environments, equivalence, neutral, results
+from .files import write_atomically
 from .project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
@@ -38,8 +39,7 @@ class Writer:
         self.produced.add(path)
         if path.exists() and path.read_bytes() == data:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        write_atomically(path, data)
         self.changed += 1
 
     def finish(self) -> int:

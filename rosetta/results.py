@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from . import environments
+from .files import write_atomically
 from .project import REPO_ROOT, Example, Framework, Project
 
 API_VERSION = 1
@@ -42,7 +43,32 @@ def file_sha256(path: Path) -> str | None:
 
 
 class ResultFileError(Exception):
-    pass
+    """A stored file that cannot be used (missing, truncated, edited, of another format): the message
+    names the file and what is wrong; the build treats it as missing and measures it again."""
+
+
+# The fields a benchmark result must have for the pages to read it.
+RESULT_FIELDS = ("example", "framework", "status", "steps", "metrics", "provenance")
+
+
+def read_stored(path: Path, api_version: int, fields: tuple[str, ...] = ()) -> dict:
+    """A JSON record this build wrote: a dict of this format with these fields, or ResultFileError."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultFileError(f"{path}: unreadable ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ResultFileError(f"{path}: not valid JSON, truncated or edited ({exc})") from None
+    if not isinstance(data, dict):
+        raise ResultFileError(f"{path}: holds a {type(data).__name__}, not a record")
+    if data.get("api_version") != api_version:
+        raise ResultFileError(f"{path}: results format {data.get('api_version')!r}, this build reads {api_version}")
+    missing = [name for name in fields if name not in data]
+    if missing:
+        raise ResultFileError(f"{path}: fields missing: {', '.join(missing)}")
+    return data
 
 
 # --- machine --------------------------------------------------------------------------------
@@ -255,11 +281,7 @@ def result_path(project: Project, machine: str, profile: str, example: str, fram
 
 def write_json(path: Path, data: dict) -> Path:
     """Written beside and renamed into place: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_suffix(".json.part")
-    part.write_text(json.dumps(data, indent=1, sort_keys=True))
-    part.replace(path)
-    return path
+    return write_atomically(path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def save(project: Project, result: dict) -> Path:
@@ -268,11 +290,7 @@ def save(project: Project, result: dict) -> Path:
 
 
 def load(path: Path) -> dict:
-    data = json.loads(path.read_text())
-    if data.get("api_version") != API_VERSION:
-        raise ResultFileError(f"{path}: results format {data.get('api_version')!r}, this build reads "
-                              f"{API_VERSION}; it will be measured again")
-    return data
+    return read_stored(path, API_VERSION, RESULT_FIELDS)
 
 
 def save_machine(project: Project, machine: str, description: dict) -> None:
@@ -294,8 +312,8 @@ def all_results(project: Project, example: str) -> list[dict]:
         for path in sorted(root.glob(f"*/*/{example}/*.json")):
             try:
                 result = load(path)
-            except (ResultFileError, json.JSONDecodeError, OSError):
-                continue
+            except ResultFileError:
+                continue          # (the build that owns the folder names it and measures it again)
             result["source"] = str(root)
             found.append(result)
     return found

@@ -205,7 +205,8 @@ def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, pro
     path = equivalence.result_path(copy, "m", "cpu", example.name)
     path.parent.mkdir(parents=True)
     key = equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")
-    path.write_text(json.dumps({"api_version": equivalence.API_VERSION, "cache_key": key}))
+    path.write_text(json.dumps({"api_version": equivalence.API_VERSION, "cache_key": key, "example": example.name,
+                                "frameworks": {}, "failures": [], "passed": True}))
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
     snippet = example.snippet_path("mxnet")
     source = snippet.read_text()

@@ -12,14 +12,44 @@ from rosetta.project import Project
 
 def test_result_files_refuse_other_versions(tmp_path):
     project = Project(root=tmp_path)
-    record = {"api_version": results.API_VERSION, "machine": "m", "profile": "cpu",
-              "example": "e", "framework": "f", "status": "ok"}
+    record = {"api_version": results.API_VERSION, "machine": "m", "profile": "cpu", "example": "e",
+              "framework": "f", "status": "ok", "steps": {}, "metrics": {}, "provenance": {}}
     path = results.save(project, record)
     assert results.load(path)["status"] == "ok"
     path.write_text(json.dumps({**record, "api_version": 99}))
     with pytest.raises(results.ResultFileError, match="format 99"):
         results.load(path)
     assert results.all_results(project, "e") == []
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda text: text[: len(text) // 2], "not valid JSON, truncated or edited"),      # a write cut off
+    (lambda text: "", "not valid JSON"),
+    (lambda text: "[1, 2]", "holds a list, not a record"),
+    (lambda text: text.replace('"steps"', '"stpes"'), "fields missing: steps"),          # edited by hand
+    (lambda text: text.encode("utf-16").decode("latin-1"), "not valid JSON"),
+])
+def test_a_damaged_result_file_is_named_with_its_problem(tmp_path, damage, problem):
+    project = Project(root=tmp_path)
+    record = {"api_version": results.API_VERSION, "machine": "m", "profile": "cpu", "example": "e",
+              "framework": "f", "status": "ok", "steps": {}, "metrics": {}, "provenance": {}}
+    path = results.save(project, record)
+    path.write_text(damage(path.read_text()))
+    with pytest.raises(results.ResultFileError) as raised:
+        results.load(path)
+    assert str(raised.value).startswith(f"{path}: ") and problem in str(raised.value)
+    assert results.all_results(project, "e") == [], "the pages skip it; the build measures it again"
+
+
+def test_a_write_that_fails_leaves_the_stored_file_as_it_was(tmp_path):
+    """A full disk: one error naming the path; the file already there is intact and no part file is left.
+    The disk is /dev/full (every write to it fails with ENOSPC), where the new version is written first."""
+    from rosetta.files import UnwritableError, write_atomically
+    path = write_atomically(tmp_path / "store" / "a.json", '{"kept": true}')
+    (tmp_path / "store" / "a.json.part").symlink_to("/dev/full")
+    with pytest.raises(UnwritableError, match=f"cannot write {path}: the disk is full; what was stored"):
+        write_atomically(path, '{"kept": false}')
+    assert json.loads(path.read_text()) == {"kept": True} and list(path.parent.iterdir()) == [path]
 
 
 def test_machine_description_and_id(monkeypatch):

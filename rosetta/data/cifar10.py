@@ -30,6 +30,8 @@ OFFICIAL_ARCHIVE = "cifar-10-python.tar.gz"
 OFFICIAL_MD5 = "c58f30108f718f92721af3b95e74349a"
 OFFICIAL_FOLDER = "cifar-10-batches-py"
 IMAGE_FOLDER_PATTERNS = ("cifar10*.tar.gz", "cifar10*.tgz", "cifar10*.tar", "cifar10*")
+# What locate() accepts in a data folder (the build names a ROSETTA_DATA folder that holds none of it).
+LOOKED_FOR = (OFFICIAL_ARCHIVE, OFFICIAL_FOLDER, *IMAGE_FOLDER_PATTERNS)
 CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
 N_CLASSES = 10
 SHAPE = (3, 32, 32)

@@ -33,6 +33,11 @@ def data_dirs() -> list[Path]:
     return given + [cache_dir()]
 
 
+def usable_in(folder: Path, patterns) -> bool:
+    """Whether a data folder holds anything a data module looks for (its LOOKED_FOR names and globs)."""
+    return any(next(folder.glob(pattern), None) is not None for pattern in patterns)
+
+
 def file_digest(path: Path, algorithm: str) -> str:
     digest = hashlib.new(algorithm)
     with open(path, "rb") as handle:

@@ -33,6 +33,8 @@ from .fetch import DataError, Source, cache_dir, data_dirs, found_or_downloaded,
 OFFICIAL_URL = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 OFFICIAL_ARCHIVE = "aclImdb_v1.tar.gz"
 OFFICIAL_SHA256 = "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe"
+# What locate() accepts in a data folder (the build names a ROSETTA_DATA folder that holds none of it).
+LOOKED_FOR = (OFFICIAL_ARCHIVE, "aclImdb*.tar.gz", "aclImdb")
 PAD, START, OOV, FIRST_WORD = 0, 1, 2, 3
 SPLITS, LABELS = ("train", "test"), ("neg", "pos")      # label 0 = negative, 1 = positive
 CACHE_VERSION = 1

@@ -1,0 +1,251 @@
+"""Faults caused for real on the tiny project (test_tiny_site's, in a folder of its own): a build stopped by
+Ctrl-C or SIGTERM in the middle of a snippet, killed with SIGKILL while it installs an environment, run twice
+at once, a kernel that dies or runs out of memory, a damaged result file, a full disk, and path settings
+that point nowhere. Each build is a real `build_docs.py` process with real kernels; nothing is mocked.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_tiny_site import SNIPPET, make_project
+
+from rosetta.project import REPO_ROOT
+
+pytestmark = pytest.mark.site
+TINY_VENVS = REPO_ROOT / ".envs" / "tiny-project"        # shared with test_tiny_site: made once
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    """The tiny project plus an example whose snippets fail the hard way, after one build of alpha's tab."""
+    root = make_project(tmp_path_factory.mktemp("faults"))
+    (root / "snippets" / "crash").mkdir()
+    (root / "snippets" / "crash" / "example.toml").write_text(
+        (root / "snippets" / "tiny" / "example.toml").read_text().replace("Tiny sums", "Crashes"))
+    crash = SNIPPET.replace('settings("tiny")', 'settings("crash")')
+    (root / "snippets" / "crash" / "alpha.py").write_text(crash.format(   # what the OOM killer does to a kernel
+        fw="alpha", compute="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"))
+    (root / "snippets" / "crash" / "beta.py").write_text(crash.format(    # a memory limit, then more than it
+        fw="beta", compute="import resource\nresource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+                           "hoard = bytearray(3 << 30)"))
+    done = build(root, "--examples", "tiny", "--frameworks", "alpha,beta", "--no-sphinx")
+    assert done.returncode == 0, done.stdout
+    return root
+
+
+def command(root: Path, *args: str) -> list[str]:
+    return [sys.executable, str(REPO_ROOT / "build_docs.py"), "--root", str(root), "--profile", "smoke", *args]
+
+
+def environment(root: Path, **extra) -> dict:
+    """The tiny project's data module (`tinydata`) is a file at its root."""
+    return {**os.environ, "ROSETTA_VENVS": str(TINY_VENVS), "ROSETTA_WEIGHTS": "random", "PYTHONPATH": str(root),
+            **extra}
+
+
+def build(root: Path, *args: str, **extra) -> subprocess.CompletedProcess:
+    return subprocess.run(command(root, *args), capture_output=True, text=True, timeout=600,
+                          env=environment(root, **extra), stdin=subprocess.DEVNULL)
+
+
+class Running:
+    """A build in the background, its own process group (as a terminal's job is), its output in a file."""
+
+    def __init__(self, root: Path, *args: str, **extra):
+        self.log = root / f"build-{time.monotonic_ns()}.log"
+        self.process = subprocess.Popen(command(root, *args), stdout=self.log.open("w"), stderr=subprocess.STDOUT,
+                                        env=environment(root, **extra), start_new_session=True,
+                                        stdin=subprocess.DEVNULL)
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def wait_for(self, text: str, seconds: float = 240) -> None:
+        deadline = time.monotonic() + seconds
+        while text not in self.output():
+            assert self.process.poll() is None, f"the build ended before {text!r}:\n{self.output()[-3000:]}"
+            assert time.monotonic() < deadline, f"no {text!r} in {seconds} s:\n{self.output()[-3000:]}"
+            time.sleep(0.2)
+
+    def end(self, seconds: float = 30) -> int:
+        return self.process.wait(timeout=seconds)
+
+
+def kernels_of(root: Path) -> list[int]:
+    """Processes still running a kernel of the tiny environments for this project's runs."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                where = os.readlink(entry / "cwd")
+            except OSError:
+                continue
+            if any(b"ipykernel_launcher" in part for part in argv) and where.startswith(str(root)):
+                found.append(int(entry.name))
+    return found
+
+
+def gone(root: Path, seconds: float = 10) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while kernels_of(root) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return kernels_of(root)
+
+
+def result_file(root: Path, example: str, fw: str) -> Path:
+    return next((root / "results").glob("*/smoke")) / example / f"{fw}.json"
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_build_stops_at_once_keeps_what_finished_and_continues_next_time(faulty, how):
+    """Ctrl-C (SIGINT to the build's process group, as a terminal sends it) or SIGTERM (to the build alone, as
+    a CI runner or `kill` sends it) while a snippet runs: the build stops within seconds, its kernel is shut
+    down, the unfinished run leaves no result, and the next build runs only what did not finish."""
+    kept = result_file(faulty, "tiny", "alpha")
+    before = kept.read_bytes()
+    running = Running(faulty, "--examples", "tiny,slow", "--frameworks", "alpha", "--timeout", "120")
+    running.wait_for("run 1/1 of slow/alpha")
+    deadline = time.monotonic() + 60
+    while not kernels_of(faulty):                  # the kernel is up, and then the cell runs (a 60 s sleep)
+        assert time.monotonic() < deadline, running.output()
+        time.sleep(0.2)
+    time.sleep(4)
+    sent = time.monotonic()
+    if how == "SIGINT":
+        os.killpg(running.process.pid, signal.SIGINT)
+    else:
+        running.process.send_signal(signal.SIGTERM)
+    code = running.end()
+    took, out = time.monotonic() - sent, running.output()
+    assert code == 130, out
+    assert took < 15, f"{took:.1f} s to stop"
+    assert f"interrupted ({how}) while executing slow/alpha" in out and "every result that finished is kept" in out
+    assert gone(faulty) == [], "the kernel was left running"
+    slow = result_file(faulty, "slow", "alpha")
+    assert not slow.exists() and not list(slow.parent.glob("*.part")), "no result, and no half of one"
+    assert kept.read_bytes() == before, "what had finished is untouched"
+    again = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx")
+    assert again.returncode == 0 and "tiny/alpha: up to date" in again.stdout
+    assert "run 1/1 of tiny/alpha" not in again.stdout, "finished snippets are not run again"
+
+
+def test_a_second_build_in_the_checkout_stops_with_a_message_and_the_lock_dies_with_a_killed_build(faulty):
+    """Two builds at once would time each other's snippets: the second one says which build holds the
+    checkout (and --wait waits for it first); a build killed with SIGKILL leaves no lock behind."""
+    first = Running(faulty, "--examples", "slow", "--frameworks", "alpha", "--timeout", "120", "--no-sphinx")
+    first.wait_for("run 1/1 of slow/alpha")
+    second = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx")
+    assert second.returncode == 2
+    assert f"another build is running in this checkout (process {first.process.pid}, started" in second.stderr
+    assert "run 1/1" not in second.stdout and "environments" not in second.stdout, "it did nothing"
+    waited = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx", "--wait", "1")
+    assert waited.returncode == 2 and "waiting up to 1 s: another build is running" in waited.stdout
+    os.killpg(first.process.pid, signal.SIGKILL)
+    first.end()
+    after = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx")
+    assert after.returncode == 0, after.stdout + after.stderr
+    assert "tiny/alpha: up to date" in after.stdout
+    for pid in kernels_of(faulty):                # (a SIGKILL leaves its kernel an orphan: ipykernel ends it)
+        os.kill(pid, signal.SIGKILL)
+
+
+def test_an_environment_whose_installation_was_killed_is_made_again(faulty, tmp_path):
+    """SIGKILL while uv installs a venv: the venv has no marker (it is written last, whole), so the next build
+    does not trust it: it installs it again."""
+    venvs = tmp_path / "venvs"
+    running = Running(faulty, "--setup-only", "--frameworks", "alpha", ROSETTA_VENVS=str(venvs))
+    running.wait_for("alpha: installing alpha.lock")
+    time.sleep(0.3)
+    os.killpg(running.process.pid, signal.SIGKILL)
+    running.end()
+    assert (venvs / "alpha").exists() and not (venvs / "alpha" / "rosetta-installed.json").exists(), \
+        "the kill came after the install: the test proves nothing"
+    again = build(faulty, "--setup-only", "--frameworks", "alpha", ROSETTA_VENVS=str(venvs))
+    assert again.returncode == 0, again.stdout
+    assert "alpha: installing alpha.lock" in again.stdout and "alpha: created in" in again.stdout
+    check = build(faulty, "--setup-only", "--frameworks", "alpha", ROSETTA_VENVS=str(venvs))
+    assert "alpha: ready" in check.stdout
+
+
+def test_a_kernel_that_dies_or_runs_out_of_memory_is_a_failed_tab_with_the_reason(faulty):
+    """A snippet that kills its own kernel (SIGKILL, as the OOM killer would) and one that allocates past a
+    memory limit: both are 'failed' with what happened, and the rest of the build goes on to the site."""
+    done = build(faulty, "--examples", "crash,tiny", "--frameworks", "alpha,beta")
+    assert done.returncode == 0, done.stdout[-3000:]
+    killed = json.loads(result_file(faulty, "crash", "alpha").read_text())
+    assert killed["status"] == "failed" and killed["error"]["step"] == "compute"
+    assert killed["reason"] == ("KernelDied: the kernel was killed by SIGKILL (out of memory, most likely: "
+                                "that is what the kernel's OOM killer sends)")
+    hoard = json.loads(result_file(faulty, "crash", "beta").read_text())
+    assert hoard["status"] == "failed" and hoard["error"]["ename"] == "MemoryError"
+    assert "crash/alpha: failed" in done.stdout and "site:" in done.stdout
+    page = (faulty / "_build" / "html" / "_gen" / "benchmarks" / "crash.html").read_text()
+    assert "the kernel was killed by SIGKILL" in page and "MemoryError" in page
+    assert gone(faulty) == []
+
+
+def test_a_failure_is_tried_again_by_the_next_build_and_a_success_stays_cached(faulty):
+    first = build(faulty, "--examples", "tiny", "--frameworks", "alpha,beta", "--no-sphinx")
+    assert "tiny/alpha: up to date" in first.stdout
+    assert "tiny/beta: failed last time (ZeroDivisionError: division by zero): trying again" in first.stdout
+    assert "run 1/1 of tiny/beta" in first.stdout and "run 1/1 of tiny/alpha" not in first.stdout
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited"])
+def test_a_damaged_result_is_named_and_measured_again(faulty, damage):
+    path = result_file(faulty, "tiny", "alpha")
+    text = path.read_text()
+    path.write_text(text[: len(text) // 3] if damage == "truncated" else text.replace('"steps"', '"stepz"'))
+    done = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx")
+    problem = "not valid JSON, truncated or edited" if damage == "truncated" else "fields missing: steps"
+    assert f"{path}: {problem}" in done.stdout and "treated as missing, measured again" in done.stdout
+    assert "run 1/1 of tiny/alpha" in done.stdout and json.loads(path.read_text())["status"] == "ok"
+
+
+def test_a_full_disk_is_one_error_naming_the_path_and_damages_nothing(faulty, tmp_path):
+    """The results folder on a 1 MiB tmpfs, filled up: the build stops with one line naming the file it could
+    not write, and the result stored there before is still whole."""
+    disk = tmp_path / "small-disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.decode().strip()}): it needs root, as CI has")
+    try:
+        first = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx", "--results", str(disk))
+        assert first.returncode == 0, first.stdout
+        stored = result_file_in(disk, "tiny", "alpha")
+        before = stored.read_bytes()
+        with open(disk / "filler", "wb") as filler:             # every byte left
+            try:
+                while True:
+                    filler.write(b"\0" * 65536)
+                    filler.flush()
+            except OSError:
+                pass
+        full = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx", "--results", str(disk),
+                     "--force")
+        assert full.returncode == 2
+        assert f"error: cannot write {disk}/" in full.stderr and "the disk is full" in full.stderr, full.stderr
+        assert len(full.stderr.strip().splitlines()) == 1, full.stderr
+        assert stored.read_bytes() == before and not list(disk.rglob("*.part"))
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def result_file_in(results: Path, example: str, fw: str) -> Path:
+    return next(results.glob("*/smoke")) / example / f"{fw}.json"
+
+
+def test_a_data_setting_that_points_nowhere_is_named_and_the_build_goes_on(faulty, tmp_path):
+    missing = tmp_path / "no-such-folder"
+    done = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx", ROSETTA_DATA=str(missing))
+    assert done.returncode == 0
+    assert f"warning: ROSETTA_DATA entry {missing}: no such folder (ignored" in done.stdout
