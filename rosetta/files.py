@@ -36,7 +36,10 @@ def write_atomically(path: Path, content: str | bytes) -> Path:
             handle.write(data)
         part.replace(path)
     except OSError as exc:
-        part.unlink(missing_ok=True)
+        try:
+            part.unlink(missing_ok=True)
+        except OSError:
+            pass                    # (a read-only folder made no part to remove)
         why = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
                errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
                errno.EPERM: "permission denied"}.get(exc.errno, exc.strerror or str(exc))

@@ -217,6 +217,10 @@ def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, pro
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
     path.write_text("{not json")
     assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs) is None
+    heard = []
+    assert equivalence.stored(path, heard.append) is None
+    assert len(heard) == 1 and heard[0].startswith(f"  equivalence: {path}: not valid JSON, truncated or edited")
+    assert heard[0].endswith(": treated as missing")
 
 
 def test_a_broken_spec_names_its_file(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,8 +59,8 @@ def build(root: Path, *args: str, **extra) -> subprocess.CompletedProcess:
 class Running:
     """A build in the background, its own process group (as a terminal's job is), its output in a file."""
 
-    def __init__(self, root: Path, *args: str, **extra):
-        self.log = root / f"build-{time.monotonic_ns()}.log"
+    def __init__(self, root: Path, *args: str, log_folder: Path | None = None, **extra):
+        self.log = (log_folder or root) / f"build-{time.monotonic_ns()}.log"
         self.process = subprocess.Popen(command(root, *args), stdout=self.log.open("w"), stderr=subprocess.STDOUT,
                                         env=environment(root, **extra), start_new_session=True,
                                         stdin=subprocess.DEVNULL)
@@ -157,22 +158,90 @@ def test_a_second_build_in_the_checkout_stops_with_a_message_and_the_lock_dies_w
         os.kill(pid, signal.SIGKILL)
 
 
-def test_an_environment_whose_installation_was_killed_is_made_again(faulty, tmp_path):
-    """SIGKILL while uv installs a venv: the venv has no marker (it is written last, whole), so the next build
-    does not trust it: it installs it again."""
+def processes_under(folder: Path) -> list[str]:
+    """Command lines of running processes that name this folder (an installer, a worker, a kernel)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if str(folder) in argv and "pytest" not in argv:
+                found.append(argv)
+    return found
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_an_environment_whose_installation_was_cut_off_is_made_again(faulty, tmp_path, how):
+    """SIGTERM while uv installs a venv: the build stops, says so and leaves no installer running; SIGKILL: it
+    just dies. Either way the venv has no marker (it is written last, whole), so the next build does not
+    trust it and installs it again."""
     venvs = tmp_path / "venvs"
     running = Running(faulty, "--setup-only", "--frameworks", "alpha", ROSETTA_VENVS=str(venvs))
     running.wait_for("alpha: installing alpha.lock")
-    time.sleep(0.3)
-    os.killpg(running.process.pid, signal.SIGKILL)
-    running.end()
+    deadline = time.monotonic() + 60
+    while not (venvs / "alpha" / "bin" / "python").exists():     # the venv is made: uv installs into it now
+        assert time.monotonic() < deadline and running.process.poll() is None, running.output()
+        time.sleep(0.05)
+    if how == "SIGKILL":
+        os.killpg(running.process.pid, signal.SIGKILL)
+        running.end()
+    else:
+        running.process.send_signal(signal.SIGTERM)
+        assert running.end() == 130
+        assert "interrupted (SIGTERM) while setting up the alpha environment" in running.output()
+        assert processes_under(venvs) == [], "the installer was left running"
     assert (venvs / "alpha").exists() and not (venvs / "alpha" / "rosetta-installed.json").exists(), \
-        "the kill came after the install: the test proves nothing"
+        "the signal came after the install: the test proves nothing"
     again = build(faulty, "--setup-only", "--frameworks", "alpha", ROSETTA_VENVS=str(venvs))
     assert again.returncode == 0, again.stdout
     assert "alpha: installing alpha.lock" in again.stdout and "alpha: created in" in again.stdout
     check = build(faulty, "--setup-only", "--frameworks", "alpha", ROSETTA_VENVS=str(venvs))
     assert "alpha: ready" in check.stdout
+
+
+def test_an_interrupted_sphinx_build_says_so_and_the_next_build_makes_the_site(faulty):
+    """Sphinx catches Ctrl-C itself (and returns 2): the build still reports an interruption, not a failed
+    site; a SIGKILL in the middle of Sphinx, too, leaves a site the next build completes."""
+    running = Running(faulty, "--examples", "tiny", "--frameworks", "alpha")
+    running.wait_for("sphinx-build -W")
+    time.sleep(0.5)
+    os.killpg(running.process.pid, signal.SIGINT)
+    assert running.end() == 130, running.output()
+    assert "interrupted (SIGINT) while running sphinx-build" in running.output()
+    killed = Running(faulty, "--examples", "tiny", "--frameworks", "alpha")
+    killed.wait_for("sphinx-build -W")
+    time.sleep(1)
+    os.killpg(killed.process.pid, signal.SIGKILL)
+    killed.end()
+    again = build(faulty, "--examples", "tiny", "--frameworks", "alpha")
+    assert again.returncode == 0 and "site:" in again.stdout, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "499500" in (faulty / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
+
+
+@pytest.mark.envs
+def test_an_interrupted_equivalence_check_leaves_no_worker_behind(tmp_path):
+    """The real project's CNN at smoke, PyTorch and JAX, into a results folder of its own: SIGTERM while an
+    equivalence worker runs (one has finished, the next is computing); the build stops, its worker ends
+    with it, and the two snippet results it had measured are kept."""
+    results = tmp_path / "results"
+    for machine in (REPO_ROOT / "results").glob("*/machine.json"):     # (its peak, measured once per machine)
+        (results / machine.parent.name).mkdir(parents=True)
+        shutil.copy(machine, results / machine.parent.name)
+    running = Running(REPO_ROOT, "--examples", "cnn_cifar10", "--frameworks", "pytorch,jax", "--lessons", "none",
+                      "--no-sphinx", "--results", str(results), log_folder=tmp_path,
+                      ROSETTA_VENVS=str(REPO_ROOT / ".envs"), PYTHONPATH="")
+    running.wait_for("equivalence: pytorch (base): ok", seconds=400)
+    running.process.send_signal(signal.SIGTERM)
+    assert running.end() == 130, running.output()
+    assert "interrupted (SIGTERM) while checking the equivalence of cnn_cifar10" in running.output()
+    time.sleep(1)
+    assert [argv for argv in processes_under(REPO_ROOT / ".envs") if "equivalence_worker" in argv] == [], \
+        "an equivalence worker was left running"
+    kept = sorted(path.name for path in results.glob("*/smoke/cnn_cifar10/*.json"))
+    assert kept == ["jax.json", "pytorch.json"], kept
+    assert not list(results.rglob("*.part")) and not list(results.glob("*/smoke/_equivalence/cnn_cifar10.json"))
 
 
 def test_a_kernel_that_dies_or_runs_out_of_memory_is_a_failed_tab_with_the_reason(faulty):
@@ -199,6 +268,14 @@ def test_a_failure_is_tried_again_by_the_next_build_and_a_success_stays_cached(f
     assert "run 1/1 of tiny/beta" in first.stdout and "run 1/1 of tiny/alpha" not in first.stdout
 
 
+def test_a_damaged_lesson_result_is_named_and_measured_again(faulty):
+    path = next((faulty / "results").glob("*/smoke/_lessons/sleepy/alpha.json"))
+    path.write_text(path.read_text()[:100])
+    done = build(faulty, "--examples", "none", "--lessons", "sleepy", "--frameworks", "alpha", "--no-sphinx")
+    assert f"{path}: not valid JSON, truncated or edited" in done.stdout, done.stdout
+    assert "sleepy/alpha: ok" in done.stdout and json.loads(path.read_text())["status"] == "ok"
+
+
 @pytest.mark.parametrize("damage", ["truncated", "edited"])
 def test_a_damaged_result_is_named_and_measured_again(faulty, damage):
     path = result_file(faulty, "tiny", "alpha")
@@ -210,9 +287,9 @@ def test_a_damaged_result_is_named_and_measured_again(faulty, damage):
     assert "run 1/1 of tiny/alpha" in done.stdout and json.loads(path.read_text())["status"] == "ok"
 
 
-def test_a_full_disk_is_one_error_naming_the_path_and_damages_nothing(faulty, tmp_path):
-    """The results folder on a 1 MiB tmpfs, filled up: the build stops with one line naming the file it could
-    not write, and the result stored there before is still whole."""
+def test_a_full_or_read_only_disk_is_one_error_naming_the_path_and_damages_nothing(faulty, tmp_path):
+    """The results folder on a 1 MiB tmpfs, filled up, then read-only: the build stops with one line naming
+    the file it could not write and why, and the result stored there before is still whole."""
     disk = tmp_path / "small-disk"
     disk.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True)
@@ -236,6 +313,12 @@ def test_a_full_disk_is_one_error_naming_the_path_and_damages_nothing(faulty, tm
         assert f"error: cannot write {disk}/" in full.stderr and "the disk is full" in full.stderr, full.stderr
         assert len(full.stderr.strip().splitlines()) == 1, full.stderr
         assert stored.read_bytes() == before and not list(disk.rglob("*.part"))
+        (disk / "filler").unlink()                              # room again, but the folder read-only
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        frozen = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx", "--results", str(disk),
+                       "--force")
+        assert frozen.returncode == 2 and "the file system is read-only" in frozen.stderr, frozen.stderr
+        assert stored.read_bytes() == before
     finally:
         subprocess.run(["umount", str(disk)], check=False)
 
