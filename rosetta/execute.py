@@ -62,7 +62,7 @@ def kernel_death(process) -> dict:
         return {"ename": "KernelDied", "evalue": "the kernel died (how, its process does not say)"}
     if code < 0:
         name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
-        why = " (out of memory, most likely: that is what the kernel's OOM killer sends)" \
+        why = " (out of memory, most likely: that is what Linux's OOM killer sends)" \
             if -code == signal.SIGKILL else ""
         return {"ename": "KernelDied", "evalue": f"the kernel was killed by {name}{why}"}
     return {"ename": "KernelDied", "evalue": f"the kernel exited with status {code} in the middle of a step"}

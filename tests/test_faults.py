@@ -245,20 +245,63 @@ def test_an_interrupted_equivalence_check_leaves_no_worker_behind(tmp_path):
 
 
 def test_a_kernel_that_dies_or_runs_out_of_memory_is_a_failed_tab_with_the_reason(faulty):
-    """A snippet that kills its own kernel (SIGKILL, as the OOM killer would) and one that allocates past a
-    memory limit: both are 'failed' with what happened, and the rest of the build goes on to the site."""
+    """A snippet that kills its own kernel (SIGKILL, as the OOM killer would) and one that allocates past its
+    address-space limit: both are 'failed' with what happened, and the rest of the build goes on to the site."""
     done = build(faulty, "--examples", "crash,tiny", "--frameworks", "alpha,beta")
     assert done.returncode == 0, done.stdout[-3000:]
     killed = json.loads(result_file(faulty, "crash", "alpha").read_text())
     assert killed["status"] == "failed" and killed["error"]["step"] == "compute"
     assert killed["reason"] == ("KernelDied: the kernel was killed by SIGKILL (out of memory, most likely: "
-                                "that is what the kernel's OOM killer sends)")
+                                "that is what Linux's OOM killer sends)")
     hoard = json.loads(result_file(faulty, "crash", "beta").read_text())
     assert hoard["status"] == "failed" and hoard["error"]["ename"] == "MemoryError"
     assert "crash/alpha: failed" in done.stdout and "site:" in done.stdout
     page = (faulty / "_build" / "html" / "_gen" / "benchmarks" / "crash.html").read_text()
     assert "the kernel was killed by SIGKILL" in page and "MemoryError" in page
     assert gone(faulty) == []
+
+
+MEMORY_CGROUPS = Path("/sys/fs/cgroup/memory")     # cgroup v1's memory controller, as on these machines
+OOM = """import os
+with open(os.environ["TINY_CGROUP"] + "/cgroup.procs", "w") as procs:   # into a cgroup of 300 MiB at most
+    procs.write(str(os.getpid()))
+hoard = bytearray(1 << 30)
+for page in range(0, len(hoard), 4096):                                  # touched: really 1 GiB
+    hoard[page] = 1"""
+
+
+def test_a_kernel_the_oom_killer_ends_under_a_memory_limit_is_failed_out_of_memory(faulty):
+    """The real thing: the kernel puts itself in a memory cgroup of 300 MiB and fills 1 GiB; the kernel's OOM
+    killer ends it with SIGKILL; its tab says out of memory, and the build goes on."""
+    group = MEMORY_CGROUPS / f"rosetta-test-{os.getpid()}"
+    try:
+        group.mkdir()
+        (group / "memory.limit_in_bytes").write_text(str(300 << 20))
+    except OSError as exc:
+        pytest.skip(f"no memory cgroup to limit a kernel with here ({exc}): it needs root and cgroup v1's "
+                    "memory controller, as CI's machines have")
+    folder = faulty / "snippets" / "oom"
+    folder.mkdir()
+    try:
+        (folder / "example.toml").write_text(
+            (faulty / "snippets" / "tiny" / "example.toml").read_text().replace("Tiny sums", "Out of memory"))
+        (folder / "alpha.py").write_text(SNIPPET.replace('settings("tiny")', 'settings("oom")').format(
+            fw="alpha", compute=OOM))
+        done = build(faulty, "--examples", "oom", "--frameworks", "alpha", "--no-sphinx", TINY_CGROUP=str(group))
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert int((group / "memory.failcnt").read_text()) > 0, "the limit was never reached"
+        killed = json.loads(result_file(faulty, "oom", "alpha").read_text())
+        assert killed["status"] == "failed" and killed["error"]["step"] == "compute"
+        assert killed["reason"].startswith("KernelDied: the kernel was killed by SIGKILL (out of memory")
+        assert "oom/alpha: failed" in done.stdout
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        for _ in range(50):                        # (empty once the killed kernel is reaped)
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
 
 
 def test_a_failure_is_tried_again_by_the_next_build_and_a_success_stays_cached(faulty):
