@@ -89,7 +89,7 @@ def interrupt_on_signals() -> None:
     def stop(signum, frame):
         Doing.signal = signal.Signals(signum).name
         raise KeyboardInterrupt(Doing.signal)
-    Doing.signal = ""
+    Doing.signal, Doing.now = "", "starting"
     for number in (signal.SIGINT, signal.SIGTERM):
         Doing.handlers[number] = signal.signal(number, stop)
 
@@ -547,6 +547,7 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
         machine_info = results.describe_machine()
         machine = results.machine_id(machine_info)
         # Before any snippet runs (never beside a timed run), once per machine.
+        doing("measuring the machine's float32 peak")
         machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
             results.measure_peak(project, all_frameworks, envs)
         results.save_machine(project, machine, machine_info)
@@ -566,6 +567,7 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
     if args.measure_only:
         log(f"results: {project.results / machine / profile}")
     else:
+        doing("writing the pages")
         written = pages.write_site(project, all_examples, all_frameworks, measured.results, envs,
                                    profile, machine, machine_info, measured.checked,
                                    pages.LessonsInput(all_lessons, measured.lessons, lesson_problems))
