@@ -25,8 +25,6 @@ from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
 
 BAD_STATUSES = ("failed", "timeout", "not-installed", "snippet-error", "data-error")
-# Outcomes that may not happen again (a download cut off, a machine busy): the next build tries them again.
-RETRIED = ("failed", "timeout")
 
 
 def parse_args(argv):
@@ -264,7 +262,7 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
         row_hp = settings(example.name, profile, snippets=project.snippets, row=fw.name).as_dict()
         key = results.cache_key(example, fw, env.fingerprint_hash, profile, machine, args.repeats, row_hp, identity)
         current = previous is not None and previous.get("cache_key") == key
-        if current and fw.name in selected and previous.get("status") in RETRIED:
+        if current and fw.name in selected and previous.get("status") in results.RETRIED:
             log(f"  {example.name}/{fw.name}: {previous['status']} last time "
                 f"({(previous.get('reason') or '').splitlines()[0] if previous.get('reason') else 'no reason'}): "
                 "trying again")

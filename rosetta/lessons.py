@@ -29,7 +29,6 @@ from .verdict import RuleError, check_rule
 
 API_VERSION = 1
 RESULTS_FOLDER = "_lessons"            # results/<machine>/<profile>/_lessons/<lesson>/<framework>.json
-RETRIED = ("failed", "timeout")        # tried again by the next build (as the benchmarks' are)
 DEFAULT_STEPS = ("setup", "variants", "measure")
 MIN_TIMED_REPEATS = 3                  # a timing claim is judged on at least this many rounds (cpu, full)
 HELPER_CODE = ("rosetta/lesson.py", "rosetta/settings.py", "rosetta/report.py", "rosetta/project.py",
@@ -254,7 +253,7 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
             continue
         key = cache_key(lesson, fw, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
         current = previous is not None and previous.get("cache_key") == key
-        if current and fw.name in selected and previous.get("status") in RETRIED:
+        if current and fw.name in selected and previous.get("status") in results.RETRIED:
             log(f"  {lesson.name}/{fw.name}: {previous['status']} last time: trying again")
             current = False
         if fw.name not in selected or (current and not force):

@@ -47,6 +47,10 @@ class ResultFileError(Exception):
     names the file and what is wrong; the build treats it as missing and measures it again."""
 
 
+# Outcomes that may not happen again (a download cut off, a busy machine): the next build tries them again,
+# benchmarks and lessons alike.
+RETRIED = ("failed", "timeout")
+
 # The fields a benchmark result must have for the pages to read it.
 RESULT_FIELDS = ("example", "framework", "status", "steps", "metrics", "provenance")
 
