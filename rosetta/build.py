@@ -20,6 +20,7 @@ from . import environments, equivalence, lessons, pages, results
 from .data.fetch import DataError, usable_in
 from .execute import execute
 from .files import BuildBusy, BuildLock, UnwritableError, write_atomically
+from .phases import CLOCK
 from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
 from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
@@ -180,6 +181,8 @@ def run_one(project: Project, example: Example, fw: Framework, snippet, env, pro
         doing(f"executing {example.name}/{fw.name} (run {repeat + 1} of {args.repeats})")
         log(f"  run {repeat + 1}/{args.repeats} of {example.name}/{fw.name} ({profile})")
         execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, args.timeout, fw.kernel_transport)
+        CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
+        CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)
         runs.append({"steps": execution.step_seconds, "metrics": execution.metrics,
                      "wall_seconds": round(execution.wall_seconds, 3), "status": execution.status})
         if execution.status != "ok":
@@ -276,7 +279,8 @@ def build_example(project: Project, example: Example, frameworks: list[Framework
             continue
         if profile_data(example, profile) != "synthetic" and not data_info and data_error is None:
             try:
-                data_info = importlib.import_module(example.data_module).prepare(hp) if example.data_module else {}
+                with CLOCK.timing(f"{example.name}: data"):
+                    data_info = importlib.import_module(example.data_module).prepare(hp) if example.data_module else {}
                 identity = data_identity(example, profile)   # prepare() may just have downloaded it
             except DataError as exc:
                 data_error = str(exc)
@@ -366,8 +370,9 @@ def measure(project: Project, all_examples: list[Example], examples: list[Exampl
         if chosen and not args.no_equivalence:
             doing(f"checking the equivalence of {example.name}")
             try:
-                out.checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
-                                                              machine, machine_info, force=args.force, log=log)
+                with CLOCK.timing(f"{example.name}: equivalence"):
+                    out.checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
+                                                                  machine, machine_info, force=args.force, log=log)
             except Exception as exc:   # a broken spec must not cost the other examples their pages
                 log(f"  equivalence: could not run: {type(exc).__name__}: {exc}")
                 out.equivalence_errors.append(
@@ -517,6 +522,7 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
           all_lessons: list, lesson_problems: list, chosen_lessons: set[str]) -> int:
     """The stages, in order, for the options given (main has checked them and holds the lock)."""
     started = time.perf_counter()
+    CLOCK.reset()
     selected = {fw.name for fw in frameworks}
 
     if args.lock:
@@ -539,15 +545,17 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
         envs, selected = recorded_environments(records), set()
         log(f"publishing from {len(found)} machine/profile result folder(s); pages' own: {machine}, {profile}")
     else:
-        envs = set_up(project, all_frameworks, selected)
+        with CLOCK.timing("environments"):
+            envs = set_up(project, all_frameworks, selected)
         if args.setup_only:
             return 1 if args.strict and not all(envs[fw.name].ok for fw in frameworks) else 0
         machine_info = results.describe_machine()
         machine = results.machine_id(machine_info)
         # Before any snippet runs (never beside a timed run), once per machine.
         doing("measuring the machine's float32 peak")
-        machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
-            results.measure_peak(project, all_frameworks, envs)
+        with CLOCK.timing("machine peak"):
+            machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
+                results.measure_peak(project, all_frameworks, envs)
         results.save_machine(project, machine, machine_info)
         results.save_environments(project, machine, envs)
         log(f"machine {machine}, profile {profile}")
@@ -566,20 +574,24 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
         log(f"results: {project.results / machine / profile}")
     else:
         doing("writing the pages")
-        written = pages.write_site(project, all_examples, all_frameworks, measured.results, envs,
-                                   profile, machine, machine_info, measured.checked,
-                                   pages.LessonsInput(all_lessons, measured.lessons, lesson_problems))
+        with CLOCK.timing("pages"):
+            written = pages.write_site(project, all_examples, all_frameworks, measured.results, envs,
+                                       profile, machine, machine_info, measured.checked,
+                                       pages.LessonsInput(all_lessons, measured.lessons, lesson_problems))
         log(f"pages: {written} written or updated")
         if not args.no_sphinx:
             output = (args.output or project.build / "html").resolve()
             log("sphinx-build -W ...")
             doing("running sphinx-build")
-            status = run_sphinx(project, output)
+            with CLOCK.timing("sphinx-build"):
+                status = run_sphinx(project, output)
             if Doing.signal:          # (Sphinx catches KeyboardInterrupt itself and returns 2)
                 raise KeyboardInterrupt(Doing.signal)
             if status == 0:
                 log(f"site: {output / 'index.html'}")
-    log(f"done in {time.perf_counter() - started:.1f} s")
+    log(f"done in {time.perf_counter() - started:.1f} s; where the time went:")
+    log(CLOCK.table())
+    CLOCK.save(project.build / "phases.json")
     if failures:
         log(f"{sum(map(len, failures.values()))} snippet(s) did not run:")
         for (ex, state, reason), fws in failures.items():

@@ -1,11 +1,15 @@
 """Equivalence stage: does every tab compute the same function?
 
 For an example with ``snippets/<example>/equivalence/weights.toml``, each framework's worker
-(``equivalence_worker``, in that framework's environment, one at a time) runs the snippet's
+(``equivalence_worker``, in that framework's environment) runs the snippet's
 own steps up to the timed one, loads the same neutral weights through its adapter, computes
 logits for the same batch and trains the same batches. This module compares every pair:
 round trip exact, logits, the loss at every step, the final weights; each against the
 tolerance in weights.toml. A failure names the pair and the size of the difference.
+
+The workers time nothing that is shown, so on a machine without a GPU two run at once (one per core of
+a 2-core machine: the one importing or compiling while the other computes); an interrupted check kills
+every worker it started. The running is per row, and only the comparisons (cheap) are per pair.
 
 The result (plain JSON) lives in results/<machine>/<profile>/_equivalence/<example>.json.
 """
@@ -17,7 +21,9 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -121,8 +127,7 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
     command = [str(environments.venv_python(project, fw)), "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]
     started = time.perf_counter()
     try:
-        done = subprocess.run(command, cwd=run_dir, env=env, capture_output=True, text=True,
-                              timeout=WORKER_TIMEOUT)
+        done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "reason": f"no answer within {WORKER_TIMEOUT} s"}
     seconds = time.perf_counter() - started
@@ -133,6 +138,74 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
                 "log": str(job_dir / "log.txt"), "seconds": seconds}
     return {"status": "ok", "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
             "facts": json.loads((job_dir / "facts.json").read_text())}
+
+
+class LiveWorkers:
+    """The worker processes running now (from any thread), so that an interrupted check can end them all:
+    a KeyboardInterrupt reaches the main thread only, while the workers wait in other threads."""
+
+    def __init__(self):
+        self.processes: set[subprocess.Popen] = set()
+        self.lock = threading.Lock()
+
+    def run(self, command: list[str], cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
+        with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) as process:
+            with self.lock:
+                self.processes.add(process)
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+            except BaseException:            # a timeout, or an interruption in this thread
+                process.kill()
+                process.wait()
+                raise
+            finally:
+                with self.lock:
+                    self.processes.discard(process)
+        return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+    def kill_all(self) -> None:
+        with self.lock:
+            running = list(self.processes)
+        for process in running:
+            process.kill()
+        for process in running:
+            process.wait()
+
+
+LIVE = LiveWorkers()
+
+
+def parallel_workers(machine_info: dict) -> int:
+    """How many workers run at once: ROSETTA_CHECK_WORKERS if set; else one per core, at most 2, on a
+    machine without a GPU (two workers on one GPU would contend for its memory: JAX takes most of it)."""
+    given = os.environ.get("ROSETTA_CHECK_WORKERS", "")
+    if given.strip().isdigit() and int(given) > 0:
+        return int(given)
+    return 1 if machine_info.get("gpus") else max(1, min(2, os.cpu_count() or 1))
+
+
+def in_parallel(tasks: list, workers: int) -> list:
+    """Call each task (a function of no arguments) with at most `workers` at a time; their results in
+    order. An interruption (Ctrl-C, SIGTERM) kills every worker process and cancels what had not started."""
+    if workers <= 1 or len(tasks) <= 1:
+        try:
+            return [task() for task in tasks]
+        except BaseException:
+            LIVE.kill_all()
+            raise
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="equivalence")
+    try:
+        futures = [pool.submit(task) for task in tasks]
+        while wait(futures, timeout=0.5).not_done:
+            pass                   # (short waits: a signal's handler runs between them, in this thread)
+        return [future.result() for future in futures]
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        LIVE.kill_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 # --- comparing ---------------------------------------------------------------------------------------
@@ -272,13 +345,14 @@ def final_difference(a: dict, b: dict) -> tuple[float, str]:
 # --- the stage -----------------------------------------------------------------------------------------
 
 class Runner:
-    """Runs workers for one example, one at a time, remembering what each run gave."""
+    """Runs a worker for one example (safe to call from several threads at once) and logs what it gave."""
 
     def __init__(self, project: Project, example: Example, spec: neutral.Spec, profile: str, log):
         self.project, self.example, self.spec, self.profile, self.log = project, example, spec, profile, log
+        self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
 
     def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
-        job_dir = self.project.build / "equivalence" / self.example.name / f"{fw.name}-{tag}"
+        job_dir = self.project.build / "equivalence" / self.example.name / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir, change,
                                 train_cell)
         self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
@@ -421,17 +495,20 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
     initial = neutral.initial_weights(spec, seed)
     inputs = {"weights": initial, "batches": neutral.batches(spec, seed)}
     run = Runner(project, example, spec, profile, log)
-    per_framework, outputs = {}, {}
+    workers = parallel_workers(machine_info)
+    per_framework, outputs, runnable = {}, {}, []
     for fw in candidates:
         env = envs.get(fw.name)
         if env is None or not env.ok:
             per_framework[fw.name] = {"status": "not-installed", "reason": env.reason if env else "no environment"}
-            continue
-        if not adapter_path(example, fw).exists():
+        elif not adapter_path(example, fw).exists():
             per_framework[fw.name] = {"status": "no-adapter",
                                       "reason": f"no {adapter_path(example, fw).relative_to(project.root)}"}
-            continue
-        outcome = run(fw, inputs, "base", train_cell=True)
+        else:
+            runnable.append(fw)
+    base_runs = in_parallel([lambda fw=fw: run(fw, inputs, "base", train_cell=True) for fw in runnable], workers)
+    for fw, outcome in zip(runnable, base_runs):
+        env = envs[fw.name]
         arrays = outcome.pop("arrays", None)
         if arrays is not None:
             outputs[fw.name] = arrays
@@ -439,18 +516,24 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
         packages = {**env.fingerprint.get("packages", {}), "python": env.fingerprint.get("python")}
         outcome["versions"] = results.key_packages(fw, packages)
         per_framework[fw.name] = outcome
+    per_framework = {fw.name: per_framework[fw.name] for fw in candidates if fw.name in per_framework}
     compared = compare(spec, initial, outputs)
     failures = compared.pop("failures")
     failures += [f"{name}: {info['status']}: {info['reason']}" for name, info in per_framework.items()
                  if info["status"] in ("failed", "timeout")]
     by_name = {fw.name: fw for fw in candidates}
-    floor = noise_floor(run, by_name[next(iter(outputs))], inputs, outputs[next(iter(outputs))], seed) \
-        if outputs and spec.steps else None
+    # The noise floor and each note's experiment need the base runs only: they run side by side too.
+    first = next(iter(outputs), None)
+    follow_ups = [lambda: noise_floor(run, by_name[first], inputs, outputs[first], seed)
+                  if first and spec.steps else None]
+    follow_ups += [lambda note=note: measure_note(run, note, by_name, inputs, outputs, seed)
+                   for note in spec.notes if note.get("against")]
+    floor, *measured_notes = in_parallel(follow_ups, workers)
     notes = []
     for note in spec.notes:
         entry = dict(note)
         if note.get("against"):
-            entry["measured"] = measure_note(run, note, by_name, inputs, outputs, seed)
+            entry["measured"] = measured_notes.pop(0)
             for name, m in entry["measured"].get("frameworks", {}).items():
                 if m.get("passed") is False:
                     failures.append(f"note {note['title']!r}: with its change, {name} vs {note['against']} "

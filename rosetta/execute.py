@@ -39,6 +39,7 @@ class Execution:
     context: dict = field(default_factory=dict)
     error: dict | None = None                     # step, ename, evalue, traceback (plain text)
     wall_seconds: float = 0.0
+    kernel_seconds: float = 0.0                   # of which starting the kernel (until its first cell)
 
 
 def strip_ansi(text: str) -> str:
@@ -102,6 +103,7 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     build_handlers, kernel = BuildSignals(), {}
 
     def started(**_):
+        kernel["started"] = time.perf_counter()
         build_handlers.restore()
         # The kernel's process, kept to read how it ended if it dies (the manager forgets it then).
         kernel["process"] = getattr(getattr(client.km, "provisioner", None), "process", None)
@@ -111,7 +113,7 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         allow_errors=False, resources={"metadata": {"path": str(cwd)}},
         config=Config({"KernelManager": where}), on_notebook_start=started,
     )
-    started = time.perf_counter()
+    begun = time.perf_counter()
     status, error = "ok", None
     try:
         client.execute(env={**os.environ, **env})
@@ -136,7 +138,8 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     finally:
         build_handlers.restore()
         shutil.rmtree(sockets, ignore_errors=True)
-    result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - started)
+    result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - begun,
+                       kernel_seconds=kernel.get("started", begun) - begun)
 
     step_of = _step_of_cell(snippet)
     for index, cell in enumerate(notebook.cells):

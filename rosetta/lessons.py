@@ -23,6 +23,7 @@ from . import environments, results
 from .data.fetch import DataError
 from .execute import execute
 from .files import write_atomically
+from .phases import CLOCK
 from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
 from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
@@ -189,6 +190,8 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
                   **environments.process_variables(project, fw)}
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout, fw.kernel_transport)
+    CLOCK.add("lessons: kernel start-ups", execution.kernel_seconds)
+    CLOCK.add("lessons: scripts", execution.wall_seconds - execution.kernel_seconds)
     out = result_path(project, machine, profile, lesson.name, fw.name)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(out.with_suffix(".ipynb"), nbformat.writes(execution.notebook))

@@ -1,0 +1,86 @@
+"""What keeps the build fast without changing what it measures: the equivalence workers side by side (real
+processes), and the phase clock whose table every build prints."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from rosetta import equivalence
+from rosetta.phases import Phases
+
+SLEEPER = [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1])); print('slept')"]
+
+
+def test_workers_run_two_at_a_time_and_keep_their_order(tmp_path):
+    started = time.perf_counter()
+    tasks = [lambda n=n: equivalence.LIVE.run([*SLEEPER, "1.5"], tmp_path, dict(os.environ), 30).stdout.strip() + str(n)
+             for n in range(4)]
+    outcomes = equivalence.in_parallel(tasks, 2)
+    seconds = time.perf_counter() - started
+    assert outcomes == ["slept0", "slept1", "slept2", "slept3"]
+    assert 2 * 1.5 <= seconds < 4 * 1.5, seconds           # two rounds of two, not four one after another
+    assert not equivalence.LIVE.processes
+
+
+def test_an_interrupted_check_kills_every_worker_it_started(tmp_path):
+    """Ctrl-C reaches the main thread only: the workers waiting in the pool's threads are killed by it."""
+    pids = tmp_path / "pids"
+
+    def worker(n):
+        return equivalence.LIVE.run([sys.executable, "-c", f"import os, time; open({str(pids)!r} + '{n}', 'w')"
+                                     ".write(str(os.getpid())); time.sleep(60)"], tmp_path, dict(os.environ), 120)
+
+    def interrupt_soon():
+        deadline = time.time() + 20
+        while len(list(tmp_path.glob("pids*"))) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)            # what Ctrl-C sends (the build turns SIGTERM into the same)
+
+    threading.Thread(target=interrupt_soon, daemon=True).start()
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        equivalence.in_parallel([lambda n=n: worker(n) for n in range(3)], 2)
+    assert time.perf_counter() - started < 30
+    for path in tmp_path.glob("pids*"):
+        pid = int(path.read_text())
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)                               # gone (and reaped), not left running
+    assert len(list(tmp_path.glob("pids*"))) == 2, "the third worker never started"
+    assert not equivalence.LIVE.processes
+
+
+def test_a_worker_past_its_time_is_killed(tmp_path):
+    with pytest.raises(subprocess.TimeoutExpired):
+        equivalence.LIVE.run([*SLEEPER, "30"], tmp_path, dict(os.environ), 0.5)
+    assert not equivalence.LIVE.processes
+
+
+@pytest.mark.parametrize("gpus, setting, expected", [([], "", min(2, os.cpu_count() or 1)), ([{"name": "H200"}], "", 1),
+                                                      ([], "3", 3), ([{"name": "H200"}], "2", 2), ([], "x", None)])
+def test_how_many_workers_run_at_once(monkeypatch, gpus, setting, expected):
+    monkeypatch.setenv("ROSETTA_CHECK_WORKERS", setting)
+    assert equivalence.parallel_workers({"gpus": gpus}) == (expected or min(2, os.cpu_count() or 1))
+
+
+def test_the_phase_table_adds_up_repeated_phases_and_names_the_rest(tmp_path):
+    clock = Phases()
+    clock.add("cnn_cifar10: snippets", 2.0)
+    clock.add("cnn_cifar10: snippets", 1.5)
+    with clock.timing("pages"):
+        time.sleep(0.05)
+    table = clock.table()
+    lines = table.splitlines()
+    assert lines[0].split() == ["phase", "wall", "s", "share"]
+    assert lines[1].split()[:3] == ["cnn_cifar10:", "snippets", "3.5"]
+    assert lines[2].startswith("pages") and float(lines[2].split()[1]) >= 0.05
+    assert lines[-2].startswith("(the rest)") and lines[-1].startswith("whole build")
+    clock.save(tmp_path / "phases.json")
+    saved = json.loads((tmp_path / "phases.json").read_text())
+    assert saved["phases"]["cnn_cifar10: snippets"] == 3.5 and saved["total"] >= 0
