@@ -39,13 +39,13 @@ class Phases:
 
     def table(self) -> str:
         """The phases in the order they first ran, each with its share of the whole build."""
-        total = self.total()
+        total = max(self.total(), 1e-9)
         width = max([len(name) for name in self.seconds] + [len("whole build")])
         lines = [f"{'phase':<{width}}  {'wall s':>8}  {'share':>6}"]
         for name, seconds in self.seconds.items():
-            lines.append(f"{name:<{width}}  {seconds:8.1f}  {seconds / total:6.1%}" if total else name)
+            lines.append(f"{name:<{width}}  {seconds:8.1f}  {seconds / total:6.1%}")
         other = total - sum(self.seconds.values())
-        lines.append(f"{'(the rest)':<{width}}  {other:8.1f}  {other / total if total else 0:6.1%}")
+        lines.append(f"{'(the rest)':<{width}}  {other:8.1f}  {other / total:6.1%}")
         lines.append(f"{'whole build':<{width}}  {total:8.1f}  {1:6.1%}")
         return "\n".join(lines)
 
