@@ -307,9 +307,20 @@ def data_identity(example: Example, profile: str) -> str:
 
 
 def run_sphinx(project: Project, output: Path) -> int:
+    """sphinx-build -W, incremental unless the last run was stopped part-way: Sphinx pickles its environment
+    before it writes the pages and the search index, so a run killed in between leaves an environment that
+    the next incremental run trusts and an index it cannot load (a warning, so -W fails). A marker file says
+    a run is in progress; when it is still there, the environment is read afresh (-E)."""
     from sphinx.cmd.build import build_main
-    return build_main(["-W", "--keep-going", "-q", "-b", "html", "-c", str(REPO_ROOT),
-                       str(project.docs), str(output), "-d", str(project.build / "doctrees")])
+    unfinished = project.build / "sphinx-build.unfinished"
+    fresh = ["-E"] if unfinished.exists() else []
+    unfinished.parent.mkdir(parents=True, exist_ok=True)
+    unfinished.touch()
+    status = build_main(["-W", "--keep-going", "-q", "-b", "html", *fresh, "-c", str(REPO_ROOT),
+                         str(project.docs), str(output), "-d", str(project.build / "doctrees")])
+    if not Doing.signal:       # (Sphinx catches Ctrl-C itself and returns: that run is unfinished too)
+        unfinished.unlink()
+    return status
 
 
 def lock_all(project: Project) -> int:

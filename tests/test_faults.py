@@ -203,18 +203,30 @@ def test_an_environment_whose_installation_was_cut_off_is_made_again(faulty, tmp
 
 def test_an_interrupted_sphinx_build_says_so_and_the_next_build_makes_the_site(faulty):
     """Sphinx catches Ctrl-C itself (and returns 2): the build still reports an interruption, not a failed
-    site; a SIGKILL in the middle of Sphinx, too, leaves a site the next build completes."""
+    site; a SIGKILL in the middle of Sphinx, too, leaves a site the next build completes (with -W: no warning
+    that a search index could not be loaded)."""
     running = Running(faulty, "--examples", "tiny", "--frameworks", "alpha")
     running.wait_for("sphinx-build -W")
     time.sleep(0.5)
     os.killpg(running.process.pid, signal.SIGINT)
     assert running.end() == 130, running.output()
     assert "interrupted (SIGINT) while running sphinx-build" in running.output()
+    # SIGKILL in Sphinx's worst moment, on a first Sphinx run: its environment pickled and pages written up to
+    # index.html, in name order (the next run would trust them and build only the rest) and the search index
+    # not yet written (so that run could not load it)
+    shutil.rmtree(faulty / "_build" / "doctrees", ignore_errors=True)
+    shutil.rmtree(faulty / "_build" / "html", ignore_errors=True)
+    pickled, html = faulty / "_build" / "doctrees" / "environment.pickle", faulty / "_build" / "html"
     killed = Running(faulty, "--examples", "tiny", "--frameworks", "alpha")
     killed.wait_for("sphinx-build -W")
-    time.sleep(1)
+    deadline = time.monotonic() + 60
+    while not (pickled.exists() and (html / "index.html").exists()) and time.monotonic() < deadline:
+        assert killed.process.poll() is None, killed.output()[-2000:]
+        time.sleep(0.002)
     os.killpg(killed.process.pid, signal.SIGKILL)
     killed.end()
+    assert pickled.exists() and not (html / "searchindex.js").exists(), \
+        "the kill missed the moment between Sphinx's environment and its search index"
     again = build(faulty, "--examples", "tiny", "--frameworks", "alpha")
     assert again.returncode == 0 and "site:" in again.stdout, again.stdout[-2000:] + again.stderr[-2000:]
     assert "499500" in (faulty / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
