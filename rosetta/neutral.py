@@ -25,6 +25,7 @@ class SpecError(ValueError):
 
 
 INITS = ("glorot_uniform", "he_uniform", "uniform")
+PROFILE_KEYS = {"steps", "forward_batch"}    # what a profile's table in weights.toml may change
 
 
 @dataclass(frozen=True)
@@ -89,14 +90,20 @@ def load_spec(folder: Path, hp: dict) -> Spec:
         tensors.append(Tensor(entry["name"], shape, init, float(entry.get("scale", 0.1)), fan,
                               entry.get("low"), entry.get("high"), _dimension(entry.get("positions", 0), hp),
                               bool(entry.get("input_grad", True))))
+    # A profile may compare fewer steps or images (`[profiles.smoke]`), as it runs fewer batches.
+    sized = dict(meta.get("profiles", {}).get(hp.get("profile"), {}))
+    if set(sized) - PROFILE_KEYS:
+        raise SpecError(f"{folder / SPEC_FILE}: [profiles.{hp.get('profile')}] may set only "
+                        f"{', '.join(sorted(PROFILE_KEYS))}, not {', '.join(sorted(set(sized) - PROFILE_KEYS))}")
+    sized = {**meta, **sized}
     overrides = dict(meta.get("overrides", {}))
     inputs = dict(meta["inputs"])
     inputs["shape"] = [_dimension(d, hp) for d in inputs["shape"]]
     if "vocabulary" in inputs:
         inputs["vocabulary"] = _dimension(inputs["vocabulary"], hp)
     return Spec(folder=folder, tensors=tuple(tensors), conventions=tuple(meta.get("conventions", ())),
-                inputs=inputs, steps=int(meta.get("steps", 20)),
-                forward_batch=int(meta.get("forward_batch", 64)),
+                inputs=inputs, steps=int(sized.get("steps", 20)),
+                forward_batch=int(sized.get("forward_batch", 64)),
                 batch_size=int(overrides.get("batch_size", hp["batch_size"])),
                 overrides=overrides, tolerance=dict(meta["tolerance"]),
                 notes=tuple(_note(n) for n in meta.get("note", ())))

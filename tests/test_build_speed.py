@@ -69,6 +69,20 @@ def test_how_many_workers_run_at_once(monkeypatch, gpus, setting, expected):
     assert equivalence.parallel_workers({"gpus": gpus}) == (expected or min(2, os.cpu_count() or 1))
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning two workers apart needs two CPUs")
+def test_workers_side_by_side_each_run_on_cores_of_their_own(tmp_path):
+    """Each sees only its group of CPUs, so its frameworks size their thread pools to it (no four busy
+    threads on two cores); one worker alone is not pinned."""
+    groups = equivalence.core_groups(2)
+    assert len(groups) == 2 and set(groups[0]).isdisjoint(groups[1])
+    assert set(groups[0]) | set(groups[1]) == os.sched_getaffinity(0)
+    assert equivalence.core_groups(1) == [()] and equivalence.pinned_to(()) == []
+    seen = [equivalence.LIVE.run([*equivalence.pinned_to(group), sys.executable, "-c",
+                                  "import os; print(sorted(os.sched_getaffinity(0)))"], tmp_path, dict(os.environ), 30)
+            for group in groups]
+    assert [json.loads(done.stdout) for done in seen] == [sorted(group) for group in groups]
+
+
 def test_the_phase_table_adds_up_repeated_phases_and_names_the_rest(tmp_path):
     clock = Phases()
     clock.add("cnn_cifar10: snippets", 2.0)

@@ -223,6 +223,19 @@ def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, pro
     assert heard[0].endswith(": treated as missing")
 
 
+def test_the_smoke_profile_compares_fewer_steps_and_a_profile_changes_nothing_else(project, tmp_path):
+    for name in ("cnn_cifar10", "gru_imdb"):
+        smoke = equivalence.load_spec(project, project.example(name), "smoke")
+        assert 2 <= smoke.steps < spec_of(project, name).steps == 20
+        assert smoke.forward_batch == spec_of(project, name).forward_batch
+    (tmp_path / neutral.SPEC_FILE).write_text("steps = 20\n[profiles.smoke]\nsteps = 5\ntolerance = 1\n"
+                                              "[inputs]\nshape = [3]\n[tolerance]\nlogits = 1e-4\n")
+    with pytest.raises(neutral.SpecError, match=r"\[profiles.smoke\] may set only forward_batch, steps, "
+                                                r"not tolerance"):
+        neutral.load_spec(tmp_path, {"profile": "smoke", "batch_size": 4})
+    assert neutral.load_spec(tmp_path, {"profile": "cpu", "batch_size": 4}).steps == 20
+
+
 def test_a_broken_spec_names_its_file(tmp_path):
     (tmp_path / neutral.SPEC_FILE).write_text("steps = twenty\n")
     with pytest.raises(neutral.SpecError, match=r"weights.toml: Invalid value"):

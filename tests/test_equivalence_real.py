@@ -49,7 +49,9 @@ def test_training_checks_cover_every_step_and_the_noise_floor(smoke_site, projec
     check = smoke_check(project, example)
     rows = compared(example)
     assert len(check["losses"]) == len(check["weights"]) == len(rows) * (len(rows) - 1) // 2
-    assert all(len(check["frameworks"][fw]["losses"]) == 20 for fw in rows)
+    steps = equivalence.load_spec(project, project.example(example), "smoke").steps
+    assert check["steps"] == steps >= 2, "the smoke profile's own steps (weights.toml's [profiles.smoke])"
+    assert all(len(check["frameworks"][fw]["losses"]) == steps for fw in rows)
     floor = check["noise_floor"]
     assert floor["status"] == "ok" and 0 < floor["weights"] < check["tolerance"]["weights"]
     # The snippets' own train cells ran, and took the same steps as the adapters did.

@@ -92,8 +92,8 @@ def test_every_snippet_ran_in_its_own_environment(smoke_site, project, example, 
 @pytest.mark.parametrize("framework", written("resnet50_features"))
 def test_resnet_features_have_the_right_shape(smoke_site, project, framework):
     metrics = smoke_result(project, "resnet50_features", framework)["metrics"]
-    assert metrics["feature_size"] == 2048 and metrics["images"] == 32 * project.example(
-        "resnet50_features").profiles["smoke"]["batches"]
+    smoke = project.example("resnet50_features").profiles["smoke"]
+    assert metrics["feature_size"] == 2048 and metrics["images"] == smoke["batch_size"] * smoke["batches"]
     assert "random weights" in smoke_result(project, "resnet50_features", framework)["provenance"]["weights"]
 
 
