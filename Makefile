@@ -27,7 +27,7 @@ envs: $(VENV)/.installed
 # Everything: unit tests, the tiny site, smoke runs of every snippet, equivalence, browser.
 test: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only
-	$(PY) -m pytest --durations=12 tests
+	$(PY) -m pytest --durations=25 tests
 
 # On every change: no framework environment, under a minute (lint included).
 test-fast: $(VENV)/.installed

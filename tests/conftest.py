@@ -36,7 +36,21 @@ def smoke_site(tmp_path_factory):
     env = {**os.environ, "ROSETTA_WEIGHTS": "random"}
     # About 15 minutes on a fast 2-core machine, 25 on the slowest seen (200 GFLOP/s): the limit is for a hang.
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=3600, env=env)
+    SMOKE_BUILD["log"] = run.stdout + run.stderr
     return {"output": output, "returncode": run.returncode, "log": run.stdout + run.stderr}
+
+
+SMOKE_BUILD: dict = {}      # the smoke site's build log, once built: its phase table ends the session's report
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Where the smoke site's build spent its time (the table the build prints at its end)."""
+    log = SMOKE_BUILD.get("log", "")
+    if "where the time went:" in log:
+        tail = log[log.rindex("done in"):]
+        table = tail[:tail.index("whole build")].rstrip() + "\n" + tail[tail.index("whole build"):].split("\n")[0]
+        terminalreporter.write_sep("=", "the smoke site's build")
+        terminalreporter.write_line(table.rstrip())
 
 
 @pytest.fixture(scope="module")
