@@ -365,27 +365,94 @@ def final_difference(a: dict, b: dict) -> tuple[float, str]:
 
 # --- the stage -----------------------------------------------------------------------------------------
 
+def inputs_hash(inputs: dict) -> str:
+    """Identity of a run's neutral weights and batches (their names, shapes, types and values)."""
+    digest = hashlib.sha256()
+    for group in ("weights", "batches"):
+        for name, value in sorted(inputs[group].items()):
+            value = np.ascontiguousarray(value)
+            digest.update(f"{group}/{name}:{value.dtype}:{value.shape}".encode() + value.tobytes())
+    return digest.hexdigest()
+
+
+def row_key(project: Project, example: Example, fw: Framework, env, spec: neutral.Spec, profile: str,
+            machine: str) -> str:
+    """What one row's worker output depends on besides its inputs: its snippet and adapter, its environment
+    (packages and variables), the worker's code, the example's settings and snippet-side code, the
+    overrides, profile and machine."""
+    digest = hashlib.sha256()
+    variables = json.dumps(environments.process_variables(project, fw), sort_keys=True)
+    for part in (example.snippet_path(fw).read_bytes(), adapter_path(example, fw).read_bytes(),
+                 env.fingerprint_hash.encode(), variables.encode(), (example.folder / "example.toml").read_bytes(),
+                 results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
+                 profile.encode(), machine.encode(), str(API_VERSION).encode(),
+                 *(results.code_identity((results.REPO_ROOT / entry).read_text()).encode() for entry in WORKER_CODE)):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
 class Runner:
-    """Runs a worker for one example (safe to call from several threads at once) and logs what it gave."""
+    """Runs a worker for one example (safe to call from several threads at once) and logs what it gave.
+
+    A run whose row and inputs are unchanged since the last check is not run again: its output is kept
+    (in _build/equivalence/<example>/kept/), so editing one snippet re-runs that row's workers only and the
+    comparisons of every pair. `rerun` (the build's --force) runs everything."""
 
     def __init__(self, project: Project, example: Example, spec: neutral.Spec, profile: str, log,
-                 workers: int = 1):
+                 workers: int = 1, row_keys: dict | None = None, rerun: bool = True):
         self.project, self.example, self.spec, self.profile, self.log = project, example, spec, profile, log
         self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
         self.cores = queue.SimpleQueue()        # the CPU groups free now: a run takes one and gives it back
         for group in core_groups(workers):
             self.cores.put(group)
+        self.row_keys, self.rerun = row_keys or {}, rerun
+        self.kept_dir = project.build / "equivalence" / example.name / "kept"
+        self.keeping = threading.Lock()         # (two runs with the same row, tag and change share a folder)
+
+    def run_key(self, fw: Framework, inputs: dict, tag: str, change: str, train_cell: bool, cores: tuple) -> str:
+        parts = [self.row_keys.get(fw.name, ""), inputs_hash(inputs), tag, change, str(train_cell),
+                 str(len(cores))]             # (threads can change the rounding)
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def kept(self, folder: Path, key: str) -> dict | None:
+        with self.keeping:
+            try:
+                outcome = json.loads((folder / "outcome.json").read_text())
+                if outcome.pop("key") != key:
+                    return None
+                return {**outcome, "kept": True, "arrays": neutral.load(folder / "out.npz")}
+            except (OSError, ValueError, KeyError):      # none yet, or cut off: run again
+                return None
+
+    def keep(self, folder: Path, key: str, job_dir: Path, outcome: dict) -> None:
+        """The output moves to the kept folder, and the job's inputs (made again at will) go: ResNet-50's
+        weights are 94 MB, its output twice that."""
+        with self.keeping:
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            os.replace(job_dir / "out.npz", folder / "out.npz")
+            for inputs in ("weights.npz", "batches.npz"):
+                (job_dir / inputs).unlink(missing_ok=True)
+            record = {k: v for k, v in outcome.items() if k in ("status", "reason", "seconds", "facts")}
+            results.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
 
     def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
         job_dir = self.project.build / "equivalence" / self.example.name / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         cores = self.cores.get()
         try:
-            outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir,
-                                    change, train_cell, cores)
+            key = self.run_key(fw, inputs, tag, change, train_cell, cores) if fw.name in self.row_keys else ""
+            folder = self.kept_dir / f"{fw.name}-{tag}-{hashlib.sha256(change.encode()).hexdigest()[:8]}"
+            outcome = None if self.rerun or not key else self.kept(folder, key)
+            if outcome is None:
+                outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir,
+                                        change, train_cell, cores)
+                if key and outcome["status"] == "ok":
+                    self.keep(folder, key, job_dir, outcome)
         finally:
             self.cores.put(cores)
         self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
-                 + (f" in {outcome['seconds']:.1f} s" if outcome["status"] == "ok" else f": {outcome['reason']}"))
+                 + (", kept from the last check (nothing it depends on changed)" if outcome.get("kept") else
+                    f" in {outcome['seconds']:.1f} s" if outcome["status"] == "ok" else f": {outcome['reason']}"))
         return outcome
 
 
@@ -523,8 +590,6 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
     seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
     initial = neutral.initial_weights(spec, seed)
     inputs = {"weights": initial, "batches": neutral.batches(spec, seed)}
-    workers = parallel_workers(machine_info)
-    run = Runner(project, example, spec, profile, log, workers)
     per_framework, outputs, runnable = {}, {}, []
     for fw in candidates:
         env = envs.get(fw.name)
@@ -535,6 +600,9 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
                                       "reason": f"no {adapter_path(example, fw).relative_to(project.root)}"}
         else:
             runnable.append(fw)
+    row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, machine) for fw in runnable}
+    workers = parallel_workers(machine_info)
+    run = Runner(project, example, spec, profile, log, workers, row_keys, rerun=force)
     base_runs = in_parallel([lambda fw=fw: run(fw, inputs, "base", train_cell=True) for fw in runnable], workers)
     for fw, outcome in zip(runnable, base_runs):
         env = envs[fw.name]

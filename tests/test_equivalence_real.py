@@ -94,13 +94,31 @@ def copied_project(tmp_path, example: str) -> tuple[Project, object]:
     return project, project.example(example)
 
 
-def run_check(project, example, names):
+def run_check(project, example, names, log=lambda line: None):
     frameworks = [fw for fw in project.frameworks() if fw.name in names]
     envs = {fw.name: environments.ensure(project, fw, create=False) for fw in frameworks}
     assert all(env.ok for env in envs.values()), "run `make test` (it creates the environments first)"
     info = results.describe_machine()
-    return equivalence.check(project, example, frameworks, envs, "smoke", results.machine_id(info), info,
-                             log=lambda line: None)
+    return equivalence.check(project, example, frameworks, envs, "smoke", results.machine_id(info), info, log=log)
+
+
+def test_a_second_check_runs_again_only_the_row_whose_snippet_changed(tmp_path):
+    """The rows whose snippet, adapter, environment and inputs are unchanged keep their workers' outputs; the
+    edited row runs again (its noise floor and note too), and every pair is compared again: a difference
+    planted in the edited row is caught as in a first check."""
+    project, example = copied_project(tmp_path, "cnn_cifar10")
+    heard = []
+    assert run_check(project, example, ["pytorch", "mxnet"], heard.append)["passed"]
+    assert "  equivalence: mxnet (base): ok, kept from the last check (nothing it depends on changed)" not in heard
+    snippet = example.snippet_path("pytorch")
+    snippet.write_text(snippet.read_text().replace("momentum=hp.momentum)", "momentum=hp.momentum, nesterov=True)"))
+    heard.clear()
+    check = run_check(project, example, ["pytorch", "mxnet"], heard.append)
+    assert "  equivalence: mxnet (base): ok, kept from the last check (nothing it depends on changed)" in heard
+    assert sorted(line.split(": ok in")[0] for line in heard if ": ok in" in line) == [    # (the last two side by side)
+        "  equivalence: pytorch (base)", "  equivalence: pytorch (note-random)", "  equivalence: pytorch (nudged)"]
+    assert any(f.startswith("training: pytorch vs mxnet") for f in check["failures"]), check["failures"]
+    assert check["frameworks"]["mxnet"]["kept"] is True and "kept" not in check["frameworks"]["pytorch"]
 
 
 def test_a_planted_momentum_variant_is_caught(tmp_path):

@@ -241,8 +241,9 @@ def test_an_interrupted_equivalence_check_leaves_no_worker_behind(tmp_path):
     for machine in (REPO_ROOT / "results").glob("*/machine.json"):     # (its peak, measured once per machine)
         (results / machine.parent.name).mkdir(parents=True)
         shutil.copy(machine, results / machine.parent.name)
+    # --force: the workers run even where the smoke site's build left their outputs to keep
     running = Running(REPO_ROOT, "--examples", "cnn_cifar10", "--frameworks", "pytorch,jax", "--lessons", "none",
-                      "--no-sphinx", "--results", str(results), log_folder=tmp_path,
+                      "--no-sphinx", "--force", "--results", str(results), log_folder=tmp_path,
                       ROSETTA_VENVS=str(REPO_ROOT / ".envs"), PYTHONPATH="")
     running.wait_for("equivalence: pytorch (base): ok", seconds=400)
     running.process.send_signal(signal.SIGTERM)
