@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from rosetta import equivalence
@@ -81,6 +82,28 @@ def test_workers_side_by_side_each_run_on_cores_of_their_own(tmp_path):
                                   "import os; print(sorted(os.sched_getaffinity(0)))"], tmp_path, dict(os.environ), 30)
             for group in groups]
     assert [json.loads(done.stdout) for done in seen] == [sorted(group) for group in groups]
+
+
+def test_a_kept_worker_output_is_used_only_under_its_own_key_and_never_when_cut_off(project, tmp_path):
+    """What lets an edit re-run one row's workers: an output kept under the key of what it depends on.
+    Another key, a cut-off record or a missing output means the worker runs again."""
+    from rosetta import neutral
+    from rosetta.project import Project
+    here = Project(root=tmp_path, envs=project.envs, venvs=project.venvs)
+    example = project.example("cnn_cifar10")
+    runner = equivalence.Runner(here, example, None, "smoke", lambda line: None, rerun=False)
+    job, folder = tmp_path / "job", tmp_path / "kept" / "pytorch-base"
+    job.mkdir()
+    neutral.save(job / "out.npz", {"logits": np.arange(6, dtype=np.float32).reshape(2, 3)})
+    neutral.save(job / "weights.npz", {"w": np.zeros(3, dtype=np.float32)})
+    runner.keep(folder, "key-1", job, {"status": "ok", "reason": "", "seconds": 1.5, "facts": {}, "arrays": {}})
+    assert not (job / "out.npz").exists() and not (job / "weights.npz").exists(), "moved, and the inputs gone"
+    kept = runner.kept(folder, "key-1")
+    assert kept["kept"] is True and kept["seconds"] == 1.5 and kept["arrays"]["logits"].shape == (2, 3)
+    assert runner.kept(folder, "key-2") is None                       # something it depends on changed
+    (folder / "outcome.json").write_text((folder / "outcome.json").read_text()[:20])
+    assert runner.kept(folder, "key-1") is None                       # cut off: run again
+    assert runner.kept(tmp_path / "kept" / "nothing", "key-1") is None
 
 
 def test_the_phase_table_adds_up_repeated_phases_and_names_the_rest(tmp_path):
