@@ -58,8 +58,7 @@ def main() -> int:
     args = parser.parse_args()
     profile = resolve_profile(args.profile)
     project = Project(root=ROOT)
-    machine_info = results.describe_machine()
-    machine = results.machine_id(machine_info)
+    machine, machine_info = results.this_machine(project)
     report = {"machine": machine_info, "profile": profile, "date": results.now(), "phases": {}}
 
     if args.cold:

@@ -327,8 +327,7 @@ def main(argv=None) -> int:
             raise UsageError(f"--set {', '.join(unknown)}: no selected example has such a setting")
         if args.repeats < 1:
             raise UsageError("--repeats must be at least 1")
-        machine_info = results.describe_machine()
-        machine = results.machine_id(machine_info)
+        machine, machine_info = results.this_machine(project)
         path = OUTPUT / f"{machine}-{profile}.json"
         read_entries(path)                 # refuse an unreadable file now, not after an hour of measuring
     except UsageError as exc:

@@ -560,12 +560,13 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
         if args.setup_only:
             return 1 if args.strict and not all(envs[fw.name].ok for fw in frameworks) else 0
         machine_info = results.describe_machine()
-        machine = results.machine_id(machine_info)
-        # Before any snippet runs (never beside a timed run), once per machine.
+        # Before any snippet runs (never beside a timed run), once per machine: its band is part of the
+        # machine's name, so that two machines of one model at different rates never share results.
         doing("measuring the machine's float32 peak")
         with CLOCK.timing("machine peak"):
-            machine_info["float32_matmul"] = results.known_matmul_rate(project, machine) or \
+            machine_info["float32_matmul"] = results.known_peak(project.results, machine_info) or \
                 results.measure_peak(project, all_frameworks, envs)
+        machine = results.machine_id(machine_info)
         results.save_machine(project, machine, machine_info)
         results.save_environments(project, machine, envs)
         log(f"machine {machine}, profile {profile}")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import environments, neutral, results
+from . import environments, identity, neutral, results
 from .project import Example, Framework, Project, script_in
 from .settings import settings
 from .snippets import SnippetError, parse
@@ -78,13 +78,13 @@ def cache_key(project: Project, example: Example, frameworks: list[Framework], e
             digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
     for fw in candidates_of(example, frameworks):
         env = envs.get(fw.name)
-        digest.update(fw.name.encode() + example.snippet_path(fw).read_bytes()
+        digest.update(fw.name.encode() + identity.snippet_identity(example.snippet_path(fw)).encode()
                       + (env.fingerprint_hash.encode() if env is not None and env.ok else b"-"))
     for entry in WORKER_CODE:
         path = results.REPO_ROOT / entry
-        digest.update(results.code_identity(path.read_text()).encode())
-    for part in ((example.folder / "example.toml").read_bytes(), results.snippet_side_hash(example).encode(),
-                 profile.encode(), machine.encode()):
+        digest.update(identity.python_identity(path.read_text()).encode())
+    for part in (identity.definition_identity(example.folder / "example.toml").encode(),
+                 results.snippet_side_hash(example).encode(), profile.encode(), machine.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
@@ -382,11 +382,13 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
     overrides, profile and machine."""
     digest = hashlib.sha256()
     variables = json.dumps(environments.process_variables(project, fw), sort_keys=True)
-    for part in (example.snippet_path(fw).read_bytes(), adapter_path(example, fw).read_bytes(),
-                 env.fingerprint_hash.encode(), variables.encode(), (example.folder / "example.toml").read_bytes(),
+    for part in (identity.snippet_identity(example.snippet_path(fw)).encode(), adapter_path(example, fw).read_bytes(),
+                 env.fingerprint_hash.encode(), variables.encode(),
+                 identity.definition_identity(example.folder / "example.toml").encode(),
                  results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
                  profile.encode(), machine.encode(), str(API_VERSION).encode(),
-                 *(results.code_identity((results.REPO_ROOT / entry).read_text()).encode() for entry in WORKER_CODE)):
+                 *(identity.python_identity((results.REPO_ROOT / entry).read_text()).encode()
+                   for entry in WORKER_CODE)):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 

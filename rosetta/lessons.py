@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import environments, results
+from . import environments, identity, results
 from .data.fetch import DataError
 from .execute import execute
 from .files import write_atomically
@@ -156,7 +156,8 @@ def helper_hash(lesson: Lesson) -> str:
 
 def cache_key(lesson: Lesson, framework: Framework | str, env_hash: str, profile: str, machine: str, data: str) -> str:
     digest = hashlib.sha256()
-    for part in (lesson.snippet_path(framework).read_bytes(), (lesson.folder / "lesson.toml").read_bytes(),
+    for part in (identity.snippet_identity(lesson.snippet_path(framework)).encode(),
+                 identity.definition_identity(lesson.folder / "lesson.toml").encode(),
                  helper_hash(lesson).encode(), env_hash.encode(), profile.encode(), machine.encode(), data.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()

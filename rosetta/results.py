@@ -7,10 +7,10 @@ treated as absent (so it is re-measured, never misread).
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib
 import json
+import math
 import os
 import platform
 import re
@@ -20,7 +20,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import environments
+from . import environments, identity
 from .files import write_atomically
 from .project import REPO_ROOT, Example, Framework, Project
 
@@ -114,7 +114,7 @@ def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size
     the best rate of any environment's own product (each framework's `matmul` code in envs/<name>.toml,
     and numpy here), each the best of five size x size products after a warm-up. Libraries differ
     (numpy's BLAS may not use every instruction the CPU has), so the best one stands for the machine.
-    Measured once per machine, before any snippet runs; see known_matmul_rate."""
+    Measured once per machine, before any snippet runs; see known_peak."""
     from .matmul_worker import rate
     by = {"numpy (build)": round(rate(lambda a, b: lambda: a @ b, size), 1)}
     for fw in frameworks:
@@ -138,11 +138,6 @@ def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size
                    f"best of 5 on {os.cpu_count()} cores"}
 
 
-def known_matmul_rate(project: Project, machine: str) -> dict | None:
-    """The rate on record for this machine, so that it is measured once, not at every build."""
-    return known_matmul_rate_in(project.results, machine)
-
-
 def known_matmul_rate_in(root: Path, machine: str) -> dict | None:
     """The rate recorded in a results folder's machine.json, or None."""
     path = root / machine / "machine.json"
@@ -152,6 +147,17 @@ def known_matmul_rate_in(root: Path, machine: str) -> dict | None:
         return None
 
 
+def _cpu_flags() -> str:
+    """The widest vector instructions the CPU has: with the model and cores, what sets its float32 rate."""
+    try:
+        flags = next((line.split(":", 1)[1].split() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith(("flags", "Features"))), [])
+    except OSError:
+        flags = []
+    return next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"),
+                                         ("sve", "SVE"), ("asimd", "NEON")) if flag in flags), "")
+
+
 def describe_machine() -> dict:
     memory_gib = None
     try:
@@ -159,47 +165,79 @@ def describe_machine() -> dict:
         memory_gib = round(pages / 2**30, 1)
     except (ValueError, OSError):
         pass
-    return {"cpu": _cpu_model(), "cores": os.cpu_count(), "memory_gib": memory_gib,
+    return {"cpu": _cpu_model(), "cpu_flags": _cpu_flags(), "cores": os.cpu_count(), "memory_gib": memory_gib,
             "gpus": _gpus(), "os": platform.platform(), "python": platform.python_version()}
+
+
+def hardware(machine: dict) -> dict:
+    """What of a machine's description is its hardware (the OS and Python may change under it)."""
+    return {"cpu": machine.get("cpu"), "cpu_flags": machine.get("cpu_flags"), "cores": machine.get("cores"),
+            "gpus": [gpu.get("name") for gpu in machine.get("gpus", [])]}
+
+
+def known_peak(root: Path, machine: dict) -> dict | None:
+    """The float32 rate a results folder has on record for this hardware: measured once per machine."""
+    for path in sorted(root.glob("*/machine.json")):
+        try:
+            recorded = json.loads(path.read_text())
+        except (json.JSONDecodeError, OSError):
+            continue
+        if isinstance(recorded, dict) and recorded.get("float32_matmul") and hardware(recorded) == hardware(machine):
+            return recorded["float32_matmul"]
+    return None
+
+
+def this_machine(project: Project) -> tuple[str, dict]:
+    """This machine's id and description, with the rate on record in the project's results (if any)."""
+    machine = describe_machine()
+    peak = known_peak(project.results, machine)
+    if peak:
+        machine["float32_matmul"] = peak
+    return machine_id(machine), machine
+
+
+def peak_band(gflops: float) -> tuple[int, int]:
+    """The doubling band a float32 rate falls in (25, 50, 100, 200, 400 ... GFLOP/s): two machines of one
+    model whose rates differ by half (197 and 493 GFLOP/s have been seen on one kind) never share a name."""
+    low = 25 * 2 ** max(0, math.floor(math.log2(max(gflops, 25) / 25)))
+    return low, 2 * low
 
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def _processor(machine: dict) -> str:
+    return " ".join(re.sub(r"\((R|TM)\)|CPU|Processor|@.*|\d+-Core", "", machine["cpu"]).split())
+
+
 def machine_id(machine: dict) -> str:
-    """ROSETTA_MACHINE, else a readable name: the GPU, or the CPU model and core count."""
+    """ROSETTA_MACHINE, else what makes a machine's numbers differ: the GPU, or the CPU model, its vector
+    instructions and core count; then the band of its float32 rate, once measured."""
     if os.environ.get("ROSETTA_MACHINE"):
         return slug(os.environ["ROSETTA_MACHINE"])
+    peak = machine.get("float32_matmul") or {}
+    band = "{}-{}-gflops".format(*peak_band(peak["gflops"])) if peak.get("gflops") else ""
     if machine["gpus"]:
-        return slug(f"{len(machine['gpus'])}x {machine['gpus'][0]['name']}")
-    model = re.sub(r"\((R|TM)\)|CPU|Processor|@.*|\d+-Core", "", machine["cpu"])
-    return slug(f"{model} {machine['cores']} cores")
+        return slug(f"{len(machine['gpus'])}x {machine['gpus'][0]['name']} {band}")
+    return slug(f"{_processor(machine)} {machine.get('cpu_flags', '')} {machine['cores']} cores {band}")
 
 
 def machine_label(machine: dict) -> str:
-    """"NVIDIA H200 (143771 MiB, driver 570.1, CUDA 12.8)" or "2-core AMD EPYC 7B13"."""
+    """"NVIDIA H200 (143771 MiB, driver 570.1, CUDA 12.8)" or "2-core AMD EPYC 7B13 (AVX2), 400–800 GFLOP/s"."""
+    peak = machine.get("float32_matmul") or {}
+    band = ", {}–{} GFLOP/s".format(*peak_band(peak["gflops"])) if peak.get("gflops") else ""
     if machine["gpus"]:
         gpu = machine["gpus"][0]
         details = [gpu.get("memory"), gpu.get("driver") and f"driver {gpu['driver']}",
                    gpu.get("driver_cuda") and f"CUDA {gpu['driver_cuda']}"]
         count = f"{len(machine['gpus'])}x " if len(machine["gpus"]) > 1 else ""
         return f"{count}{gpu['name']} ({', '.join(d for d in details if d)})"
-    return f"{machine['cores']}-core {machine['cpu']}"
+    flags = f" ({machine['cpu_flags']})" if machine.get("cpu_flags") else ""
+    return f"{machine['cores']}-core {_processor(machine) or machine['cpu']}{flags}{band}"
 
 
 # --- cache key and provenance -----------------------------------------------------------------
-
-def code_identity(source: str) -> str:
-    """What a module does, not how it is commented: its syntax tree without docstrings."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
-                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
-                and isinstance(node.body[0].value.value, str):
-            node.body = node.body[1:] or [ast.Pass()]
-    return ast.dump(tree)
-
 
 def code_hash(files: tuple[str, ...] | list[str], data_module: str = "") -> str:
     """Identity of package code that a kernel runs (a comment edit changes nothing), with a data module."""
@@ -207,7 +245,8 @@ def code_hash(files: tuple[str, ...] | list[str], data_module: str = "") -> str:
     for entry in [*files, *([data_module.replace(".", "/") + ".py"] if data_module else [])]:
         path = REPO_ROOT / entry
         text = path.read_text() if path.exists() else ""
-        digest.update(entry.encode() + (code_identity(text) if entry.endswith(".py") and text else text).encode())
+        substance = identity.python_identity(text) if entry.endswith(".py") and text else text
+        digest.update(entry.encode() + substance.encode())
     return digest.hexdigest()
 
 
@@ -234,8 +273,8 @@ def cache_key(example: Example, framework: Framework | str, env_hash: str, profi
     settings of the run, which include choices made by environment variables (ROSETTA_WEIGHTS);
     `data` says which copy of the data set it reads (kind, path, size and time)."""
     digest = hashlib.sha256()
-    for part in (example.snippet_path(framework).read_bytes(),
-                 (example.folder / "example.toml").read_bytes(),
+    for part in (identity.snippet_identity(example.snippet_path(framework)).encode(),
+                 identity.definition_identity(example.folder / "example.toml").encode(),
                  snippet_side_hash(example).encode(), env_hash.encode(), profile.encode(), machine.encode(),
                  str(repeats).encode(), json.dumps(settings or {}, sort_keys=True).encode(), data.encode()):
         digest.update(hashlib.sha256(part).digest())
@@ -326,10 +365,11 @@ def all_results(project: Project, example: str) -> list[dict]:
 # --- what code a result measured (for results read from other folders: stale or not) -----------
 
 def code_record(script: Path, definition: Path, side_hash: str) -> dict:
-    """The sha256 of the snippet, of its example.toml (or lesson.toml) and of the package code the
-    snippet runs: a result measured elsewhere is stale when any of them differs from this checkout's."""
-    return {"snippet_sha256": file_sha256(script), "definition_sha256": file_sha256(definition),
-            "helper_sha256": side_hash}
+    """What a result ran, in substance (see identity): the snippet's code without comments or part marks,
+    the values of its example.toml (or lesson.toml) that reach a run, and the package code the snippet
+    runs. A result measured elsewhere is stale when any of them differs from this checkout's."""
+    return {"snippet_identity": identity.snippet_identity(script),
+            "definition_identity": identity.definition_identity(definition), "helper_identity": side_hash}
 
 
 def example_code(example: Example, fw: Framework | str) -> dict:
@@ -337,13 +377,10 @@ def example_code(example: Example, fw: Framework | str) -> dict:
 
 
 def code_changed(result: dict, now_record: dict) -> bool:
-    """Whether the code a result measured differs from this checkout's. A result without a code record
-    (older format) is compared by its snippet's last commit."""
+    """Whether what a result ran differs from this checkout's code. A result recorded in an older way
+    (file hashes, or only its snippet's commit) cannot be compared in substance: it counts as changed."""
     recorded = result.get("provenance", {}).get("code")
-    if recorded:
-        return recorded != now_record
-    snippet = result.get("provenance", {}).get("snippet") or {}
-    return bool(snippet.get("uncommitted_changes")) or not snippet.get("commit")
+    return recorded != now_record
 
 
 # --- environments and the machine, as recorded by a measuring build (read by a publishing one) ----

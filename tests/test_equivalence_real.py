@@ -24,7 +24,7 @@ def compared(example: str) -> list[str]:
 
 
 def smoke_check(project, example):
-    machine = results.machine_id(results.describe_machine())
+    machine, _ = results.this_machine(project)
     return json.loads(equivalence.result_path(project, machine, "smoke", example).read_text())
 
 
@@ -98,8 +98,8 @@ def run_check(project, example, names, log=lambda line: None):
     frameworks = [fw for fw in project.frameworks() if fw.name in names]
     envs = {fw.name: environments.ensure(project, fw, create=False) for fw in frameworks}
     assert all(env.ok for env in envs.values()), "run `make test` (it creates the environments first)"
-    info = results.describe_machine()
-    return equivalence.check(project, example, frameworks, envs, "smoke", results.machine_id(info), info, log=log)
+    machine, info = results.this_machine(project)
+    return equivalence.check(project, example, frameworks, envs, "smoke", machine, info, log=log)
 
 
 def test_a_second_check_runs_again_only_the_row_whose_snippet_changed(tmp_path):

@@ -73,7 +73,7 @@ def test_the_build_ends_with_where_its_time_went(smoke_site):
 
 
 def smoke_result(project, example, framework):
-    machine = results.machine_id(results.describe_machine())
+    machine, _ = results.this_machine(project)
     return json.loads(results.result_path(project, machine, "smoke", example, framework).read_text())
 
 
@@ -193,7 +193,7 @@ def test_pretrained_weights_that_cannot_be_downloaded_fail_clearly(smoke_site, t
 
 @pytest.mark.parametrize("name, framework", lesson_scripts())
 def test_every_lesson_script_ran_at_smoke_in_its_environment(smoke_site, project, name, framework):
-    machine = results.machine_id(results.describe_machine())
+    machine, _ = results.this_machine(project)
     record = json.loads(lessons.result_path(project, machine, "smoke", name, framework).read_text())
     assert record["status"] == "ok", record.get("error")
     lesson = lessons.load_lesson(project.lessons / name)

@@ -1,0 +1,110 @@
+"""A result is stale only when what it ran changed: the identities of snippets and definitions."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from rosetta import identity, results
+from rosetta.project import REPO_ROOT
+
+CNN = REPO_ROOT / "snippets" / "cnn_cifar10"
+LESSON = REPO_ROOT / "lessons" / "momentum"
+
+
+def copy(source: Path, folder: Path) -> Path:
+    target = folder / source.name
+    shutil.copy(source, target)
+    return target
+
+
+def edited(path: Path, old: str, new: str, count: int = 1) -> str:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    return text.replace(old, new, count)
+
+
+def test_python_identity_ignores_comments_and_docstrings_only():
+    same = identity.python_identity
+    base = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
+    assert same(base) == same('def f(x):\n    """Other doc."""\n    return x + 1\n')
+    assert same(base) == same('def f(x):\n    return x + 1\n')
+    assert same(base) != same('def f(x):\n    """Doc."""\n    return x + 2\n')
+
+
+def test_a_comment_part_mark_or_layout_edit_keeps_a_python_snippet_current(tmp_path):
+    script = copy(CNN / "pytorch.py", tmp_path)
+    before = identity.snippet_identity(script)
+    text = script.read_text()
+    text = text.replace("# [loss]", "# [loss] the mean cross-entropy, reworded")          # a part mark's prose
+    text = re.sub(r"^# %% \[markdown\]\n", "# %% [markdown]\n# A new sentence of prose.\n", text, count=1,
+                  flags=re.M)                                                            # markdown
+    text = text.replace("\n\n", "\n\n\n", 3)                                             # layout
+    text = text.replace("momentum=hp.momentum)", "momentum=hp.momentum)  # a new comment")         # a comment
+    script.write_text(text)
+    assert identity.snippet_identity(script) == before
+
+
+def test_a_changed_statement_or_a_moved_cell_boundary_makes_a_python_snippet_stale(tmp_path):
+    script = copy(CNN / "pytorch.py", tmp_path)
+    before = identity.snippet_identity(script)
+    script.write_text(edited(script, "lr=hp.learning_rate", "lr=2 * hp.learning_rate"))
+    assert identity.snippet_identity(script) != before
+    script.write_text((CNN / "pytorch.py").read_text().replace('tags=["model"]', 'tags=["data"]', 1))
+    assert identity.snippet_identity(script) != before           # its time now counts in another step
+
+
+def test_javascript_identity_is_its_tokens_without_comments(tmp_path):
+    script = copy(CNN / "convnetjs.js", tmp_path)
+    before = identity.snippet_identity(script)
+    script.write_text(edited(script, "// [seeds]", "// [seeds] with a reworded note\n// and a second line"))
+    assert identity.snippet_identity(script) == before
+    script.write_text(edited(script, "0x6d2b79f5", "0x6d2b79f6"))
+    assert identity.snippet_identity(script) != before
+    # `//` inside a string is not a comment: the string's change is a change
+    one, two = 'const url = "http://a/b";', 'const url = "http://a/c";'
+    assert identity.javascript_identity(one) != identity.javascript_identity(two)
+    assert identity.javascript_identity("let a = 1; /* note */ // more\nlet b=2") == \
+        identity.javascript_identity("let a = 1;\n  let b = 2")
+
+
+def test_page_only_keys_of_example_toml_keep_a_result_current(tmp_path):
+    toml = copy(CNN / "example.toml", tmp_path)
+    before = identity.definition_identity(toml)
+    toml.write_text(edited(toml, 'train = ["batches", "training-step", "progress"]',
+                           'train = ["batches", "training-step"]'))
+    toml.write_text(edited(toml, 'title = "', 'title = "Renamed: '))
+    toml.write_text(edited(toml, "pytorch = [169, 51]", "pytorch = [170, 51]"))
+    toml.write_text(edited(toml, "momentum = 0.9", "momentum = 0.9  # a comment"))
+    assert identity.definition_identity(toml) == before
+
+
+def test_a_run_value_of_example_toml_makes_a_result_stale(tmp_path):
+    toml = copy(CNN / "example.toml", tmp_path)
+    before = identity.definition_identity(toml)
+    for old, new in (("learning_rate = 0.01", "learning_rate = 0.02"), ("train_images = 3200", "train_images = 3264"),
+                     ("seed = 0", "seed = 1")):
+        toml.write_text((CNN / "example.toml").read_text().replace(old, new, 1))
+        assert identity.definition_identity(toml) != before, old
+
+
+def test_a_lesson_toml_claim_or_rule_edit_keeps_its_results_current_a_setting_does_not(tmp_path):
+    toml = copy(LESSON / "lesson.toml", tmp_path)
+    before = identity.definition_identity(toml)
+    text = toml.read_text().replace('claim = "', 'claim = "Reworded: ')
+    text = text.replace("[[rules]]", '[[rules]]\n# a rule judged at page time\n', 1)
+    toml.write_text(text)
+    assert identity.definition_identity(toml) == before
+    settings = re.search(r"^learning_rate = (\S+)", toml.read_text(), re.M)
+    toml.write_text(toml.read_text().replace(settings.group(0), "learning_rate = 0.5", 1))
+    assert identity.definition_identity(toml) != before
+
+
+def test_code_changed_compares_substance_and_refuses_older_records(tmp_path):
+    script, toml = copy(CNN / "pytorch.py", tmp_path), copy(CNN / "example.toml", tmp_path)
+    recorded = {"provenance": {"code": results.code_record(script, toml, "helper")}}
+    script.write_text(script.read_text().replace("# [loss]", "# [loss] reworded"))
+    assert not results.code_changed(recorded, results.code_record(script, toml, "helper"))
+    assert results.code_changed(recorded, results.code_record(script, toml, "other helper"))
+    older = {"provenance": {"code": {"snippet_sha256": "x", "definition_sha256": "y", "helper_sha256": "z"}}}
+    assert results.code_changed(older, results.code_record(script, toml, "helper"))
