@@ -21,9 +21,11 @@ html_theme = "pydata_sphinx_theme"
 html_title = "Deep-learning Rosetta Stone"
 html_static_path = ["docs/_static"]
 html_css_files = ["rosetta.css"]
+# The header's real height for the scroll padding (it wraps on a narrower desktop screen): see the file.
 # Side by side: two programs next to each other, their parts paired (reads the step tabs; see the file).
 # Tab stops for boxes that scroll once a tab shows them (the theme sets them only at load): see the file.
-html_js_files = [("rosetta-compare.js", {"defer": "defer"}), ("rosetta-focus.js", {"defer": "defer"})]
+html_js_files = [("rosetta-header.js", {"defer": "defer"}), ("rosetta-compare.js", {"defer": "defer"}),
+                 ("rosetta-focus.js", {"defer": "defer"})]
 html_theme_options = {
     "header_links_before_dropdown": 6,
     "navigation_with_keys": False,
@@ -87,6 +89,28 @@ def _graphviz_with_a_text_alternative(translator, node):
                                    for part in translator.body[start:]]
 
 
+# The theme's static files bring their source maps (1.9 MiB, for its developers' browser tools; no page
+# loads them) and a template of its own build: neither is published. The compiled files' last line points
+# at their map; it goes too, so that nothing in the site names a file it lacks.
+_UNPUBLISHED = ("*.map", "webpack-macros.html")
+
+
+def _drop_unpublished_static_files(app, exception):
+    import re
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    for pattern in _UNPUBLISHED:
+        for path in static.rglob(pattern):
+            path.unlink()
+    comment = re.compile(r"\n?(?://# sourceMappingURL=\S+|/\*# sourceMappingURL=[^*\s]+\s*\*/)\s*$")
+    for path in [*static.rglob("*.js"), *static.rglob("*.css")]:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        if "sourceMappingURL=" in text[-300:]:
+            path.write_text(comment.sub("\n", text), encoding="utf-8", errors="surrogateescape")
+
+
 def setup(app):
     from sphinx.ext.graphviz import graphviz
     app.add_node(graphviz, override=True, html=(_graphviz_with_a_text_alternative, None))
+    app.connect("build-finished", _drop_unpublished_static_files)

@@ -52,3 +52,46 @@ def test_the_site_stylesheet_has_balanced_blocks():
         depth += line.count("{") - line.count("}")
         assert 0 <= depth <= 2, f"rosetta.css line {number}: block depth {depth}"
     assert depth == 0, "rosetta.css ends inside an open block"
+
+
+def test_the_readme_screenshots_exist_outside_the_sites_static_files(monkeypatch):
+    """The README's screenshots are for the repository's front page: kept out of html_static_path, which
+    Sphinx copies whole into the site (no page shows them)."""
+    settings = conf(monkeypatch, None)
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", (REPO / "README.md").read_text())
+    assert len(images) >= 2, images
+    static = [(REPO / folder).resolve() for folder in settings["html_static_path"]]
+    for image in images:
+        path = (REPO / image).resolve()
+        assert path.is_file(), f"README.md shows {image}, which is not in the repository"
+        assert not any(path.is_relative_to(folder) for folder in static), f"{image} would be published"
+
+
+def test_the_build_drops_the_themes_source_maps_and_their_mentions(monkeypatch, tmp_path):
+    """The hook run when Sphinx has written the site: the theme's *.map files (and its webpack template)
+    go, and the compiled files no longer name their map; a failed build is left as it is."""
+    settings = conf(monkeypatch, None)
+    scripts, styles = tmp_path / "_static" / "scripts", tmp_path / "_static" / "styles"
+    scripts.mkdir(parents=True)
+    styles.mkdir()
+    (scripts / "theme.js").write_text("window.x=1;\n//# sourceMappingURL=theme.js.map")
+    (scripts / "theme.js.map").write_text("{}")
+    (styles / "theme.css").write_text("a{color:red}\n/*# sourceMappingURL=theme.css.map*/")
+    (styles / "theme.css.map").write_text("{}")
+    (tmp_path / "_static" / "webpack-macros.html").write_text("{% macro x() %}{% endmacro %}")
+    (tmp_path / "_static" / "rosetta.js").write_text("const sourceMappingURL = 1;\nrun();\n")
+
+    class Builder:
+        format = "html"
+
+    class App:
+        outdir, builder = str(tmp_path), Builder()
+
+    settings["_drop_unpublished_static_files"](App(), RuntimeError("failed"))
+    assert (scripts / "theme.js.map").exists(), "a failed build is left for its reader"
+    settings["_drop_unpublished_static_files"](App(), None)
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert left == ["_static/rosetta.js", "_static/scripts/theme.js", "_static/styles/theme.css"], left
+    assert (scripts / "theme.js").read_text() == "window.x=1;\n"
+    assert (styles / "theme.css").read_text() == "a{color:red}\n"
+    assert (tmp_path / "_static" / "rosetta.js").read_text() == "const sourceMappingURL = 1;\nrun();\n"
