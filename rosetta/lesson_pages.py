@@ -7,19 +7,34 @@ from __future__ import annotations
 
 import re
 import statistics
+from pathlib import Path
 
 import nbformat
 
 from . import charts, lessons, results
 from .lessons import Lesson
-from .pages import STATUS_TEXT, Writer, cell_text, doc_link, escape, fence, outputs_text, sizes_text
+from .pages import (
+    STATUS_TEXT,
+    Writer,
+    cell_text,
+    doc_link,
+    escape,
+    fence,
+    outputs_text,
+    same_substance,
+    sizes_text,
+    without_local_paths,
+)
 from .project import Framework, Project
 from .report import MIME_TYPE
 from .snippets import SnippetError, group_steps, read_notebook
-from .verdict import HOLDS, MIXED, NO_DIFFERENCE, NO_VERDICT, SMALLER, judge
+from .verdict import HOLDS, MIXED, NEEDS_GPU, NO_DIFFERENCE, NO_VERDICT, SMALLER, device_reason, judge
 
-LESSON_STATUS = {**STATUS_TEXT, "needs-gpu": "needs a GPU"}
+LESSON_STATUS = {**STATUS_TEXT, "needs-gpu": NEEDS_GPU}
 BADGE = {HOLDS: "success", SMALLER: "warning", NO_DIFFERENCE: "secondary", MIXED: "warning", NO_VERDICT: "dark"}
+NOT_RUN_HERE = "not run here"        # a publishing build: it ran nothing, and its results hold none
+NOT_MEASURED = "not measured"        # a measuring build that has no result of this lesson
+DEVICE_TEXT = {"gpu": "judged on a GPU only", "cpu": "judged on a CPU only"}
 
 
 def page_doc(lesson: str) -> str:
@@ -62,17 +77,56 @@ def measured_text(values: list[float], metric: str) -> str:
     return f"{number(median)}{unit} ({number(min(values) * scale)}–{number(max(values) * scale)})"
 
 
-def verdict_cell(rule: dict, result: dict | None, lesson: str) -> tuple[str, str]:
-    """(verdict badge, effect with range) for one rule on one framework's result."""
+def has_gpu(result: dict | None, machine_info: dict) -> bool:
+    """Whether a result was measured on a machine with a GPU: its own record of the machine, where it has one
+    (a result read from another machine's folder), else the machine this page describes."""
+    measured_on = ((result or {}).get("provenance") or {}).get("machine")
+    return bool((measured_on if isinstance(measured_on, dict) and "gpus" in measured_on else machine_info)
+                .get("gpus"))
+
+
+def judged_on(result: dict | None, machine_info: dict) -> str:
+    """The machine whose numbers a verdict is judged on: the one that measured them."""
+    return (result or {}).get("machine_label") or results.machine_label(machine_info)
+
+
+def missing_reason(machine_info: dict, profile: str, elsewhere: list[str]) -> tuple[str, str]:
+    """(badge, why) for a framework with no result of a lesson on the machine this page describes:
+    a publishing build ran nothing; a measuring build did not measure it; other machines may have."""
+    label = results.machine_label(machine_info)
+    folder = machine_info.get("results_folder")
+    if folder:
+        why = (f"nothing was run here: this site was published from the results of {label} (folder "
+               f"{Path(folder).name}), which hold none of this lesson at profile {profile}")
+        badge = NOT_RUN_HERE
+    else:
+        why, badge = f"not measured on {label} at profile {profile}", NOT_MEASURED
+    if elsewhere:
+        why += "; measured on " + ", ".join(elsewhere) + ": see Other machines on its page"
+    else:
+        why += "; not measured on any machine on record"
+    return badge, why
+
+
+def verdict_cell(rule: dict, result: dict | None, lesson: str, machine_info: dict | None = None,
+                 missing: tuple[str, str] | None = None) -> tuple[str, str]:
+    """(verdict badge, effect with range, or the reason there is none) for one rule on one framework's result.
+    Never blank: a rule about another device, a missing result and a run that failed each say so."""
+    machine_info = machine_info or {"gpus": [], "cores": "?", "cpu": "this machine"}
+    off = device_reason(rule, has_gpu(result, machine_info), judged_on(result, machine_info))
+    if off:
+        return f"{{bdg-dark}}`{off[0]}`", cell_text(off[1])
     if result is None:
-        return "", ""
+        badge, why = missing or (NOT_MEASURED, f"no result on {results.machine_label(machine_info)}")
+        return f"{{bdg-dark}}`{badge}`", cell_text(why)
     if result["status"] != "ok":
         why = LESSON_STATUS.get(result["status"], result["status"])
         if result["status"] in ("failed", "timeout"):
             why = f"{{ref}}`{why} <{traceback_label(lesson, result['framework'])}>`"
         else:
             why = cell_text(f"{why}: {result.get('reason', '')}")
-        return f"{{bdg-dark}}`{NO_VERDICT}`", why
+        badge = NEEDS_GPU if result["status"] == "needs-gpu" else NO_VERDICT
+        return f"{{bdg-dark}}`{badge}`", why
     found = judge(rule, result.get("variants", {}))
     badge = f"{{bdg-{BADGE.get(found['verdict'], 'danger')}}}`{found['verdict']}`"
     if found["verdict"] == NO_VERDICT:
@@ -82,19 +136,36 @@ def verdict_cell(rule: dict, result: dict | None, lesson: str) -> tuple[str, str
                    f"({effect_text(rule, found['low'])} to {effect_text(rule, found['high'])})" + stale)
 
 
+def claim_text(rule: dict) -> str:
+    """A rule's claim as a table cell, with the device it is judged on where it names one."""
+    device = DEVICE_TEXT.get(rule.get("device", ""))
+    return cell_text(rule["claim"]) + (f" *({device})*" if device else "")
+
+
 def rule_frameworks(rule: dict, lesson: Lesson, frameworks: list[Framework]) -> list[Framework]:
     named = rule.get("frameworks")
     return [fw for fw in lesson.frameworks(frameworks) if not named or fw.name in named]
 
 
+def no_rows(rule: dict) -> tuple[str, str]:
+    """(badge, why) for a rule that no framework's script answers (it names frameworks without one)."""
+    return (f"{{bdg-dark}}`{NO_VERDICT}`",
+            cell_text(f"no script of this lesson runs the frameworks the rule names ({', '.join(rule['frameworks'])})"
+                      if rule.get("frameworks") else "no script of this lesson runs on any framework here"))
+
+
 # --- one lesson ------------------------------------------------------------------------------------
 
-def verdict_table(lesson: Lesson, frameworks: list[Framework], current: dict) -> list[str]:
-    lines = ["| claim | framework | verdict | effect (worst to best pairing of the ranges) |", "|---|---|---|---|"]
+def verdict_table(lesson: Lesson, frameworks: list[Framework], current: dict, machine_info: dict,
+                  missing: tuple[str, str] | None = None) -> list[str]:
+    lines = ["| claim | framework | verdict | effect (worst to best pairing of the ranges), or why there is none |",
+             "|---|---|---|---|"]
     for rule in lesson.rules:
         for fw in rule_frameworks(rule, lesson, frameworks):
-            badge, effect = verdict_cell(rule, current.get(fw.name), lesson.name)
-            lines.append(f"| {cell_text(rule['claim'])} | {fw.label} | {badge} | {effect} |")
+            badge, effect = verdict_cell(rule, current.get(fw.name), lesson.name, machine_info, missing)
+            lines.append(f"| {claim_text(rule)} | {fw.label} | {badge} | {effect} |")
+        if not rule_frameworks(rule, lesson, frameworks):
+            lines.append(f"| {claim_text(rule)} | – | {' | '.join(no_rows(rule))} |")
     return lines
 
 
@@ -129,11 +200,14 @@ def lesson_tab(lesson: Lesson, step: str, result: dict | None, executed, source_
             steps = {s.name: s for s in group_steps(executed, lesson, lesson.name)}
         except SnippetError:
             steps = {}
-    code_step = steps.get(step) or source_steps.get(step)
-    if code_step is None:
+    shown = source_steps.get(step) or steps.get(step)       # the current script's code, as the download is
+    if shown is None:
         return "```{warning}\nThis script has no such step.\n```"
-    parts = [fence(code_step.code, "python")]
+    parts = [fence(shown.code, "python")]
     if step in steps:
+        if step in source_steps and not same_substance(steps[step], source_steps[step], "python"):
+            parts.append("```{attention}\nOlder code: the output below comes from a run whose code for this step "
+                         "differs from the code shown (not only in comments); `make html` measures it again.\n```")
         text = outputs_text([executed.cells[i] for i in steps[step].cell_indices])
         if text:
             parts.append(fence(text, "text"))
@@ -156,23 +230,70 @@ def load_notebook(project: Project, result: dict):
     return nbformat.read(path, as_version=4) if path.exists() else None
 
 
-def other_machines(project: Project, lesson: Lesson, frameworks: list[Framework], machine: str,
-                   profile: str) -> list[str]:
-    """Verdicts of every other machine and profile on record (a GPU lesson's only evidence on a CPU)."""
+def elsewhere(project: Project, lesson: Lesson, machine: str, profile: str) -> dict:
+    """{(folder, machine, profile): {framework: result}} of every other machine and profile on record (a GPU
+    lesson's only evidence on a CPU); smoke runs judge nothing and are left out."""
+    own = project.results.resolve()
     groups: dict = {}
     for result in lessons.stored(project, lesson.name):
-        column = (result["machine"], result["profile"])
-        if column != (machine, profile) and result["profile"] != "smoke":
-            groups.setdefault(column, {})[result["framework"]] = result
+        column = (result.get("source", str(own)), result["machine"], result["profile"])
+        if (column[0] == str(own) and column[1:] == (machine, profile)) or result["profile"] == "smoke":
+            continue
+        groups.setdefault(column, {})[result["framework"]] = result
+    return dict(sorted(groups.items(), key=lambda item: item[0][1:]))
+
+
+def group_label(column: tuple, found: dict) -> str:
+    return f"{next(iter(found.values())).get('machine_label', column[1])}, profile {column[2]}"
+
+
+def other_machines(lesson: Lesson, frameworks: list[Framework], groups: dict) -> list[str]:
+    """Verdicts of every other machine and profile on record, each judged on that machine's numbers."""
     lines = []
-    for (other, other_profile), found in sorted(groups.items()):
-        label = next(iter(found.values())).get("machine_label", other)
+    for column, found in groups.items():
         dates = sorted(r["provenance"].get("date", "") for r in found.values())
-        lines += [f"### {escape(label)}, profile {other_profile}", "",
+        info = next((r["provenance"]["machine"] for r in found.values()
+                     if isinstance(r.get("provenance", {}).get("machine"), dict)), {"gpus": [], "cores": "?",
+                                                                                      "cpu": column[1]})
+        lines += [f"### {escape(group_label(column, found))}", "",
                   f"Measured {dates[0][:10]}" + (f" to {dates[-1][:10]}" if dates[-1][:10] != dates[0][:10] else "")
-                  + ". A change of the scripts since then is not re-measured here.", "",
-                  *verdict_table(lesson, frameworks, found), ""]
+                  + f" (results folder `{Path(column[0]).name}`). A change of the scripts since then is not "
+                  "re-measured here.", "",
+                  *verdict_table(lesson, frameworks, found, info,
+                                 (NOT_MEASURED, f"not measured on this machine at profile {column[2]}")), ""]
     return lines
+
+
+def build_text(lesson: Lesson, current: dict, machine_info: dict, profile: str, sizes: str, ran: list[dict],
+               groups: dict) -> str:
+    """The "This build" box: what ran, on which machine, or why nothing did."""
+    label = escape(results.machine_label(machine_info))
+    folder = machine_info.get("results_folder")
+    measured = [r for r in current.values() if r["status"] not in ("needs-gpu", "not-installed")]
+    how = (warmup_text(lesson, profile, ran) + "Each round calls every variant once, alternating their order "
+           "from round to round, one call at a time, in the framework's own kernel. ")
+    others = ("Results of " + ", ".join(escape(group_label(c, f)) for c, f in groups.items())
+              + " are under Other machines below." if groups else "No machine on record has measured it.")
+    if measured:
+        data = "; ".join(sorted({r["provenance"].get("data_source", "") for r in ran} - {""})) or "none"
+        where = (f", read from the results folder `{Path(folder).name}` (nothing was run in this build)"
+                 if folder else "")
+        gpu = bool(machine_info.get("gpus"))
+        skipped = sorted({rule["device"] for rule in lesson.rules if rule.get("device", "gpu" if gpu else "cpu")
+                          != ("gpu" if gpu else "cpu")})
+        note = "".join(f" Its claims {DEVICE_TEXT[d]} get no verdict here: "
+                       + ("this machine has no GPU." if d == "gpu" else "this machine's lesson scripts run on its GPU.")
+                       for d in skipped)
+        return (f"Measured on **{label}**, profile **{profile}** ({sizes}){where}. " + how + "Data: " + escape(data)
+                + "." + note)
+    if lesson.requires == "gpu" and not machine_info.get("gpus"):
+        return (f"Not run on **{label}**, which has no GPU: this lesson is judged only on a machine with one "
+                f"(its sizes at profile **{profile}**: {sizes}). " + others)
+    if folder:
+        return (f"Nothing was run for this lesson here: this site was published from the results of **{label}** "
+                f"(folder `{Path(folder).name}`), which hold no result of it at profile **{profile}** ({sizes}). "
+                + others)
+    return f"Not measured on **{label}** at profile **{profile}** ({sizes}). " + others
 
 
 def warmup_text(lesson: Lesson, profile: str, ran: list[dict]) -> str:
@@ -190,23 +311,18 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
     words = re.sub(r"^# .*\n", "", readme.read_text(), count=1).strip() if readme.exists() else ""
     ran = [r for r in current.values() if r["status"] == "ok"]
     sizes = sizes_text(lesson.profiles.get(profile, {}))
-    data = "; ".join(sorted({r["provenance"].get("data_source", "") for r in ran} - {""})) or "none"
     lines = [f"(lesson-{lesson.name})=", f"# {lesson.title}", "",
              f"**Claim.** {escape(lesson.claim)}", "", f"**Source:** {escape(lesson.source)}", "", words, ""]
     if lesson.requires == "gpu":
         lines += ["```{important}", "This lesson is about a GPU feature: it is judged only on a machine with a GPU. "
-                  + ("This machine has one." if any(r["status"] != "needs-gpu" for r in current.values())
-                     else "The machine that built this page has none; results of machines that had one, "
+                  + ("This machine has one." if machine_info.get("gpus")
+                     else "The machine this page describes has none; results of machines that had one, "
                           "if any are on record, are below."), "```", ""]
-    measured_here = any(r["status"] != "needs-gpu" for r in current.values())
+    groups = elsewhere(project, lesson, machine, profile)
+    missing = missing_reason(machine_info, profile, [group_label(c, f) for c, f in groups.items()])
     lines += ["```{admonition} This build", ":class: note",
-              (f"Measured on **{escape(results.machine_label(machine_info))}**, profile **{profile}** ({sizes}). "
-               if measured_here else f"Not run on **{escape(results.machine_label(machine_info))}**, which has no "
-               f"GPU; its sizes at profile **{profile}**: {sizes}. ") +
-              warmup_text(lesson, profile, ran) + "Each round calls every variant once, alternating their order "
-              "from round to round, one call at a time, in the framework's own kernel. Data: " + escape(data) + ".",
-              "```", "",
-              "## Verdict", "", *verdict_table(lesson, frameworks, current), "",
+              build_text(lesson, current, machine_info, profile, sizes, ran, groups), "```", "",
+              "## Verdict", "", *verdict_table(lesson, frameworks, current, machine_info, missing), "",
               "A comparison holds when the variant's whole range (min–max over the rounds) is better than the "
               "baseline's and the median effect reaches the claim; overlapping ranges are "
               "\"no measurable difference\". The effect's range pairs the worst and the best round of each side.", ""]
@@ -258,6 +374,8 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
             for cell in notebook.cells:
                 for output in cell.get("outputs", []):
                     output.get("data", {}).pop(MIME_TYPE, None)
+                    if output.get("output_type") == "stream":
+                        output["text"] = without_local_paths(output.get("text", ""))
             writer.write(notebook_file(lesson.name, fw.name), nbformat.writes(notebook))
             link += f" · {{download}}`executed notebook <notebooks/{lesson.name}-{fw.name}.ipynb>`"
         downloads.append(f"- {fw.label}: {link}")
@@ -270,7 +388,7 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
             lines += [f"({traceback_label(lesson.name, result['framework'])})=",
                       f"### {escape(result['label'])}: {LESSON_STATUS[result['status']]}", "",
                       fence(error.get("traceback") or result.get("reason") or "(no detail)", "text"), ""]
-    others = other_machines(project, lesson, frameworks, machine, profile)
+    others = other_machines(lesson, frameworks, groups)
     if others:
         lines += ["## Other machines", "", *others]
     writer.write(f"{page_doc(lesson.name)}.md", "\n".join(lines) + "\n")
@@ -278,34 +396,87 @@ def lesson_page(project: Project, lesson: Lesson, frameworks: list[Framework], c
 
 # --- the index -------------------------------------------------------------------------------------
 
-def index_page(lessons_list: list[Lesson], frameworks: list[Framework], lesson_results: dict, problems: list[str],
-               machine_label: str, writer: Writer) -> None:
+def rule_verdicts(rule: dict, lesson: Lesson, frameworks: list[Framework], current: dict, machine_info: dict,
+                  missing: tuple[str, str]) -> list[str]:
+    """One rule's verdict per framework, "label: badge effect"; frameworks with the same verdict or the same
+    reason for having none are named together, and one that every framework shares is said once."""
+    rows = rule_frameworks(rule, lesson, frameworks)
+    if not rows:
+        return [" ".join(no_rows(rule))]
+    said: dict = {}
+    for fw in rows:
+        said.setdefault(verdict_cell(rule, current.get(fw.name), lesson.name, machine_info, missing), []).append(
+            fw.label)
+    if len(said) == 1 and len(rows) > 1:
+        (badge, text), = said
+        return [f"all {len(rows)} frameworks: {badge} {text}"]
+    return [f"{', '.join(labels)}: {badge} {text}" for (badge, text), labels in said.items()]
+
+
+def judges(current: dict, machine_info: dict) -> str:
+    """The machine(s) whose numbers the verdicts of a lesson are judged on, or "" where none ran."""
+    labels = sorted({judged_on(r, machine_info) for r in current.values() if r["status"] == "ok"})
+    return ", ".join(labels)
+
+
+def index_page(project: Project, lessons_list: list[Lesson], frameworks: list[Framework], lesson_results: dict,
+               problems: list[str], machine: str, machine_info: dict, profile: str, writer: Writer) -> None:
+    label = results.machine_label(machine_info)
+    published = machine_info.get("results_folder")
     lines = ["# Lessons learned, measured", "",
              "Each lesson of the original study, and each one our equivalence checks found, is an experiment "
-             "that ran when this site was built. Its claim is a rule over the measured numbers, and the verdict "
-             "below is computed from them: \"no measurable difference\" when the ranges of the rounds overlap.", "",
-             "| lesson | claim | verdict here, per framework: effect (range) | machine |", "|---|---|---|---|"]
+             + (f"measured on {escape(label)} and published here from its results (folder "
+                f"`{Path(published).name}`): this build ran nothing. " if published else
+                "that ran when this site was built. ") +
+             "Its claim is a rule over the measured numbers, and the verdict below is computed from them, on the "
+             "machine named: \"no measurable difference\" when the ranges of the rounds overlap. A cell without a "
+             "verdict says why: a claim about another device, nothing run or measured, a run that failed.", "",
+             "| lesson | claim | verdict here, per framework: effect (range), or why there is none | machine |",
+             "|---|---|---|---|"]
     for lesson in lessons_list:
         current = lesson_results.get(lesson.name, {})
+        groups = elsewhere(project, lesson, machine, profile)
+        missing = missing_reason(machine_info, profile, [group_label(c, f) for c, f in groups.items()])
+        judged = judges(current, machine_info) or label
         for number_, rule in enumerate(lesson.rules):
-            verdicts = []
-            for fw in rule_frameworks(rule, lesson, frameworks):
-                badge, effect = verdict_cell(rule, current.get(fw.name), lesson.name)
-                if badge:
-                    verdicts.append(f"{fw.label}: {badge} {effect}")
+            verdicts = rule_verdicts(rule, lesson, frameworks, current, machine_info, missing)
             title = f"{{doc}}`{escape(lesson.title)} <{doc_link(page_doc(lesson.name))}>`" if number_ == 0 else "″"
-            lines.append(f"| {title} | {cell_text(rule['claim'])} | {'<br>'.join(verdicts) or 'not run'} | "
-                         f"{cell_text(machine_label)} |")
+            lines.append(f"| {title} | {claim_text(rule)} | {'<br>'.join(verdicts)} | {cell_text(judged)} |")
     for problem in problems:
         lines += ["", f"```{{warning}}\nA lesson could not be read: {escape(problem)}\n```"]
     lines += ["", "```{toctree}", ":hidden:", "", *[page_doc(lesson.name) for lesson in lessons_list], "```"]
     writer.write("lessons.md", "\n".join(lines) + "\n")
 
 
-def related_lessons(lessons_list: list[Lesson], example: str) -> list[str]:
-    """The benchmark page's list of the lessons that concern it."""
-    return [f"- {{doc}}`{escape(lesson.title)} <{doc_link(page_doc(lesson.name))}>`: {escape(lesson.claim)}"
-            for lesson in lessons_list if example in lesson.concerns]
+def related_lessons(project: Project, lessons_input, example: str, frameworks: list[Framework], machine: str,
+                    machine_info: dict, profile: str) -> list[str]:
+    """The benchmark page's list of the lessons that concern it: each lesson's claims with their verdicts,
+    each judged on the numbers of the machine named (or the reason there is none), never a claim alone."""
+    lines = []
+    for lesson in lessons_input.lessons:
+        if example not in lesson.concerns:
+            continue
+        current = lessons_input.results.get(lesson.name, {})
+        groups = elsewhere(project, lesson, machine, profile)
+        missing = missing_reason(machine_info, profile, [group_label(c, f) for c, f in groups.items()])
+        judged = judges(current, machine_info)
+        verdicts = [rule_verdicts(rule, lesson, frameworks, current, machine_info, missing) for rule in lesson.rules]
+        link = f"{{doc}}`{escape(lesson.title)} <{doc_link(page_doc(lesson.name))}>`"
+        claims = [f"{escape(rule['claim'])}" + (f" *({DEVICE_TEXT[rule['device']]})*" if rule.get("device") else "")
+                  for rule in lesson.rules]
+        if len({tuple(v) for v in verdicts}) == 1 and len(verdicts[0]) == 1 and not judged:
+            # One reason for every claim (nothing ran, or the lesson needs a GPU): said once.
+            lines += [f"- {link}: no verdict: {verdicts[0][0]}. "
+                      + ("Its claim, unjudged here: " if len(claims) == 1 else "Its claims, unjudged here: ")
+                      + "; ".join(claims) + "."]
+            continue
+        lines.append(f"- {link}" + (f" (verdicts judged on {escape(judged)}, profile {profile}):" if judged else ":"))
+        for claim, found in zip(claims, verdicts):
+            lines.append(f"  - claim: {claim}. Verdict: {'; '.join(found)}")
+    if lines:
+        lines = ["Each lesson's claims, with the verdict of each on the numbers of the machine named, computed "
+                 f"when this page was written (all lessons: {{doc}}`Lessons <{doc_link('lessons')}>`).", "", *lines]
+    return lines
 
 
 def write(project: Project, lessons_list: list[Lesson], frameworks: list[Framework], lesson_results: dict,
@@ -313,4 +484,4 @@ def write(project: Project, lessons_list: list[Lesson], frameworks: list[Framewo
     for lesson in lessons_list:
         lesson_page(project, lesson, frameworks, lesson_results.get(lesson.name, {}), machine, machine_info,
                     profile, writer)
-    index_page(lessons_list, frameworks, lesson_results, problems, results.machine_label(machine_info), writer)
+    index_page(project, lessons_list, frameworks, lesson_results, problems, machine, machine_info, profile, writer)

@@ -89,6 +89,9 @@ def load_lesson(folder: Path) -> Lesson:
         raise LessonError(f"{path}: {exc}") from None
     if lesson.requires not in ("", "gpu"):
         raise LessonError(f"{path}: requires must be \"gpu\" or absent, not {lesson.requires!r}")
+    if lesson.requires == "gpu" and any(rule.get("device") == "cpu" for rule in rules):
+        raise LessonError(f"{path}: a lesson that requires a GPU runs only on one: a rule with device = \"cpu\" "
+                          "could never be judged")
     timed = any(rule["metric"] == "seconds" for rule in rules)
     for name, sizes in profiles.items():
         repeats = int(sizes.get("repeats", lesson.settings.get("repeats", 3)))
@@ -145,9 +148,15 @@ def load(path: Path, log=lambda line: None) -> dict | None:
 
 
 def stored(project: Project, lesson: str) -> list[dict]:
-    """Every readable result of a lesson, on every machine and profile."""
-    found = (load(path) for path in sorted(project.results.glob(f"*/*/{RESULTS_FOLDER}/{lesson}/*.json")))
-    return [result for result in found if result]
+    """Every readable result of a lesson, on every machine and profile of every results folder (this
+    build's, those given to --from-results, the reference); each says which folder (`source`)."""
+    found = []
+    for root in results.results_roots(project):
+        for path in sorted(root.glob(f"*/*/{RESULTS_FOLDER}/{lesson}/*.json")):
+            result = load(path)
+            if result:
+                found.append({**result, "source": str(root)})
+    return found
 
 
 def helper_hash(lesson: Lesson) -> str:
@@ -296,7 +305,7 @@ def main(argv=None) -> int:
     import argparse
 
     from .project import resolve_profile
-    from .verdict import judge
+    from .verdict import device_reason, judge
     parser = argparse.ArgumentParser(description="Print the verdicts of the lessons' stored results.")
     parser.add_argument("lessons", nargs="*")
     parser.add_argument("--profile")
@@ -323,8 +332,13 @@ def main(argv=None) -> int:
             for variant, measured in result["variants"].items():
                 print(f"  {where}: {variant}: " + ", ".join(
                     f"{metric} {sorted(values)}" for metric, values in measured.items()))
+            with_gpu = bool(((result.get("provenance") or {}).get("machine") or {}).get("gpus"))
             for rule in lesson.rules:
                 if rule.get("frameworks") and result["framework"] not in rule["frameworks"]:
+                    continue
+                off = device_reason(rule, with_gpu, result["machine"])
+                if off:
+                    print(f"  {where}: {rule['claim']}: {off[0]} ({off[1]})")
                     continue
                 found_verdict = judge(rule, result["variants"])
                 print(f"  {where}: {rule['claim']}: {found_verdict['verdict']} "

@@ -13,10 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 from . import results
-from .lesson_pages import BADGE, rule_frameworks
+from .lesson_pages import BADGE, has_gpu, rule_frameworks
 from .pages import REFERENCE_TEXT, STATUS_TEXT, LessonsInput, Writer, cell_text, doc_link, origin_text, other_results
 from .project import REFERENCE_RESULTS, Example, Framework, Project
-from .verdict import NO_VERDICT, VERDICTS, judge
+from .verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
 
 OWN_SIZES = "†"
 
@@ -68,7 +68,8 @@ def cell_line(example: Example, fw: Framework, key: tuple, column: dict, slower:
     return speed + (f" · {accuracy:.1%}{mark}" if accuracy is not None else mark) + stale
 
 
-def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework]) -> str:
+def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework],
+                machine_info: dict | None = None) -> str:
     """The verdicts of the lessons' claims on this framework (this build's machine), counted."""
     found: Counter = Counter()
     for lesson in lessons.lessons:
@@ -76,7 +77,10 @@ def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework
             if fw.name not in {f.name for f in rule_frameworks(rule, lesson, frameworks)}:
                 continue
             result = lessons.results.get(lesson.name, {}).get(fw.name)
-            if result is None:
+            off = device_reason(rule, has_gpu(result, machine_info or {}), "")
+            if off:                   # a claim about another device: no verdict from these numbers
+                found[off[0]] += 1
+            elif result is None:
                 found["not run"] += 1
             elif result["status"] != "ok":
                 found["needs a GPU" if result["status"] == "needs-gpu" else NO_VERDICT] += 1
@@ -86,7 +90,7 @@ def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework
         return "no lesson"
     judged = [f"{{bdg-{BADGE.get(verdict, 'danger')}}}`{verdict}: {found[verdict]}`" for verdict in VERDICTS
               if found[verdict]]
-    rest = [f"{verdict}: {found[verdict]}" for verdict in ("needs a GPU", "not run") if found[verdict]]
+    rest = [f"{verdict}: {found[verdict]}" for verdict in (NEEDS_GPU, NEEDS_CPU, "not run") if found[verdict]]
     return " ".join(judged + ([", ".join(rest)] if rest else []))
 
 
@@ -125,7 +129,7 @@ def table(project: Project, examples: list[Example], frameworks: list[Framework]
                      for number, key in enumerate(keys)]
             cells.append("<br>".join(lines))
         if with_lessons:
-            cells.append(lesson_cell(fw, lessons, frameworks))
+            cells.append(lesson_cell(fw, lessons, frameworks, machine_info))
         rows.append("| " + " | ".join(cells) + " |")
     machines = ("Machines: " + "; ".join(f"[{number}] {text}" for number, text in enumerate(legend_texts, 1))
                 if numbered else f"Machine: {legend_texts[0]}" if legend_texts else "")

@@ -5,6 +5,11 @@ A rule compares a variant with a baseline on one metric (``effect = "ratio"`` or
 bounds one variant's values (``at_most`` / ``at_least`` without a baseline). Comparisons use
 the medians for the effect and the min–max ranges for the decision: ranges that overlap
 mean "no measurable difference", whatever the medians say.
+
+A rule may name the device it is about (``device = "gpu"`` or ``"cpu"``): a lesson script runs
+on the GPU where there is one, so a GPU rule is judged only on numbers measured on a machine with
+a GPU, and a CPU rule only on numbers measured on one without. Elsewhere the rule gets no
+verdict, and says why (``device_reason``), never a verdict about another device's numbers.
 """
 from __future__ import annotations
 
@@ -18,6 +23,9 @@ DOES_NOT_HOLD = "does not hold"
 MIXED = "mixed"
 NO_VERDICT = "no verdict"
 VERDICTS = (HOLDS, SMALLER, NO_DIFFERENCE, REVERSED, DOES_NOT_HOLD, MIXED, NO_VERDICT)
+NEEDS_GPU = "needs a GPU"
+NEEDS_CPU = "needs a CPU-only run"
+DEVICES = ("cpu", "gpu")
 LOWER_IS_BETTER = ("seconds", "peak_memory_mb", "loss")
 
 
@@ -42,6 +50,20 @@ def check_rule(rule: dict, variants: list[str]) -> None:
         raise RuleError(f"rule {rule['claim']!r}: without a baseline it needs at_most or at_least")
     if rule.get("better", "lower") not in ("lower", "higher"):
         raise RuleError(f"rule {rule['claim']!r}: better must be 'lower' or 'higher'")
+    if "device" in rule and rule["device"] not in DEVICES:
+        raise RuleError(f"rule {rule['claim']!r}: device must be \"gpu\" (judged only on a machine with a GPU) "
+                        f"or \"cpu\" (only on one without), or absent (anywhere), not {rule['device']!r}")
+
+
+def device_reason(rule: dict, has_gpu: bool, machine: str = "this machine") -> tuple[str, str] | None:
+    """None when the rule may be judged on numbers measured on `machine`; else (status, why)."""
+    device = rule.get("device")
+    if device == "gpu" and not has_gpu:
+        return NEEDS_GPU, f"this claim is about a GPU and is judged only on a machine with one; {machine} has none"
+    if device == "cpu" and has_gpu:
+        return NEEDS_CPU, (f"this claim is about a CPU and is judged only on a machine without a GPU; {machine} "
+                           "has one, and the script runs on it there")
+    return None
 
 
 def better_of(rule: dict) -> str:

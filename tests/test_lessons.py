@@ -135,6 +135,9 @@ def test_every_real_lesson_loads_and_its_scripts_align(project):
             assert f'lesson.settings("{item.name}")' in text
         for profile in ("smoke", "cpu"):
             assert profile in item.profiles, f"{item.name} has no {profile} profile"
+        for rule in item.rules:
+            unknown = set(rule.get("frameworks", ())) - {fw.name for fw in scripts}
+            assert not unknown, f"{item.name}: rule {rule['claim']!r} names frameworks without a script: {unknown}"
         assert item.profiles["smoke"].get("data", "real") != "real", f"{item.name}: smoke reads no real data"
 
 
@@ -144,3 +147,91 @@ def test_the_verdict_printer_refuses_unknown_names_in_one_line(capsys):
     err = capsys.readouterr().err
     assert "unknown lesson 'relu_after_poll'. Did you mean 'relu_after_pool'?" in err
     assert "unknown profile 'fast'" in err and "Traceback" not in err
+
+
+BOX = {"cpu": "Test CPU", "cores": 2, "gpus": []}
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table that starts with `header` (cells split on unescaped bars)."""
+    import re
+    lines = text[text.index(header):].splitlines()[2:]
+    rows = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]])
+    return rows
+
+
+def pages_without_results(project, tmp_path, machine_info):
+    from rosetta import lesson_pages, pages
+    from rosetta.project import Project
+    # No results anywhere: an empty results folder, and no reference results beside it.
+    empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
+    found, _ = lessons.all_lessons(project)
+    writer = pages.Writer(tmp_path / "gen")
+    lesson_pages.write(empty, found, project.frameworks(), {}, [], "test-box", machine_info, "cpu", writer)
+    return found, tmp_path / "gen"
+
+
+def test_a_page_built_with_no_lesson_results_says_why_in_every_verdict_cell(project, tmp_path):
+    from rosetta import results
+    published = {**BOX, "results_folder": str(tmp_path / "reference")}
+    found, gen = pages_without_results(project, tmp_path, published)
+    label = results.machine_label(BOX)
+    for item in found:
+        page = (gen / "lessons" / f"{item.name}.md").read_text()
+        rows = table_rows(page, "| claim | framework | verdict |")
+        assert rows, item.name
+        for _claim, framework, badge, why in rows:
+            assert badge and why, f"{item.name}/{framework}: a blank verdict cell"
+            assert badge in ("{bdg-dark}`needs a GPU`", "{bdg-dark}`not run here`"), (item.name, badge)
+            if badge.endswith("`not run here`"):
+                assert f"nothing was run here: this site was published from the results of {label}" in why
+                assert "not measured on any machine on record" in why
+        build = page[page.index("{admonition} This build"):].split("```")[0]
+        assert "which has no GPU" not in build or item.requires == "gpu", f"{item.name}: {build}"
+    layouts = (gen / "lessons" / "native_layouts.md").read_text()
+    rows = table_rows(layouts, "| claim | framework | verdict |")
+    assert {row[2] for row in rows if row[0].startswith("on a GPU")} == {"{bdg-dark}`needs a GPU`"}
+    assert {row[2] for row in rows if row[0].startswith("on a CPU")} == {"{bdg-dark}`not run here`"}
+    index = (gen / "lessons.md").read_text()
+    for _lesson, claim, verdicts, machine in table_rows(index, "| lesson | claim |"):
+        assert verdicts and "not run" != verdicts and machine == label, claim
+        assert "`needs a GPU`" in verdicts or "nothing was run here" in verdicts, claim
+
+
+def test_a_measuring_build_without_a_result_says_it_was_not_measured(project, tmp_path):
+    from rosetta import results
+    found, gen = pages_without_results(project, tmp_path, BOX)
+    page = (gen / "lessons" / "relu_after_pool.md").read_text()
+    for row in table_rows(page, "| claim | framework | verdict |"):
+        assert row[2] == "{bdg-dark}`not measured`"
+        assert f"not measured on {results.machine_label(BOX)} at profile cpu" in row[3]
+    assert "Not measured on" in page and "No machine on record has measured it." in page
+
+
+def test_a_benchmark_pages_lesson_list_shows_verdicts_and_the_machine_that_judged(project, tmp_path):
+    from rosetta import lesson_pages, results
+    from rosetta.pages import LessonsInput
+    from rosetta.project import Project
+    empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
+    found, _ = lessons.all_lessons(project)
+    measured = {"native_layouts": {"pytorch": {
+        "framework": "pytorch", "status": "ok", "machine_label": "2-core Judge CPU", "provenance": {"machine": BOX},
+        "variants": {"channels_first": {"seconds": [2.0, 2.1, 2.2]}, "channels_last": {"seconds": [1.0, 1.05, 1.1]}}}}}
+    listed = "\n".join(lesson_pages.related_lessons(empty, LessonsInput(found, measured, []), "cnn_cifar10",
+                                                     project.frameworks(), "test-box", BOX, "cpu"))
+    layouts = next(line for line in listed.splitlines() if "native_layouts>" in line)
+    assert "(verdicts judged on 2-core Judge CPU, profile cpu)" in layouts
+    claims = [line for line in listed.splitlines() if line.startswith("  - claim: on a")]
+    gpu_claim = next(line for line in claims if line.startswith("  - claim: on a GPU (cuDNN), channels-first"))
+    cpu_claim = next(line for line in claims if line.startswith("  - claim: on a CPU (oneDNN), channels-last"))
+    assert "Verdict: PyTorch: {bdg-dark}`needs a GPU`" in gpu_claim and "holds" not in gpu_claim
+    assert "PyTorch: {bdg-success}`holds` 2.00×" in cpu_claim and "`not measured`" in cpu_claim
+    # A lesson with no result says why there is no verdict, once, and calls its claims unjudged.
+    dropout = next(line for line in listed.splitlines() if "dropout_at_test>" in line)
+    assert "no verdict: all 4 frameworks: {bdg-dark}`not measured` not measured on " \
+        f"{results.machine_label(BOX)} at profile cpu; not measured on any machine on record" in dropout
+    assert "unjudged here" in dropout

@@ -74,3 +74,41 @@ def test_bounds_hold_for_all_none_or_some_values():
 def test_rules_that_cannot_be_decided_are_refused(rule, problem):
     with pytest.raises(RuleError, match=problem):
         check_rule(rule, ["a", "b"])
+
+
+def test_a_rule_names_a_device_it_knows_or_is_refused():
+    check_rule({**FASTER, "device": "gpu"}, ["a", "b"])
+    check_rule({**FASTER, "device": "cpu"}, ["a", "b"])
+    with pytest.raises(RuleError, match="device must be \"gpu\".*not 'tpu'"):
+        check_rule({**FASTER, "device": "tpu"}, ["a", "b"])
+
+
+def test_a_gpu_rule_on_a_machine_without_a_gpu_needs_a_gpu_and_the_mirror():
+    gpu, cpu = {**FASTER, "device": "gpu"}, {**FASTER, "device": "cpu"}
+    status, why = verdict.device_reason(gpu, has_gpu=False, machine="2-core Box")
+    assert status == verdict.NEEDS_GPU and "2-core Box has none" in why
+    status, why = verdict.device_reason(cpu, has_gpu=True, machine="1x H200")
+    assert status == verdict.NEEDS_CPU and "1x H200 has one" in why
+    assert verdict.device_reason(gpu, has_gpu=True) is None and verdict.device_reason(cpu, has_gpu=False) is None
+    assert verdict.device_reason(FASTER, has_gpu=True) is None and verdict.device_reason(FASTER, has_gpu=False) is None
+
+
+def test_a_gpu_rule_is_never_judged_on_numbers_measured_on_a_cpu():
+    """Numbers that would hold: on a CPU machine the GPU rule still says it needs a GPU, and why."""
+    from rosetta import lesson_pages, results
+    box = {"cpu": "Test CPU", "cores": 2, "gpus": []}
+    on_cpu = {"framework": "b", "status": "ok", "machine_label": "2-core Test CPU",
+              "provenance": {"machine": box}, "variants": times([2.0, 2.1, 2.2], [1.0, 1.05, 1.1])}
+    badge, why = lesson_pages.verdict_cell({**FASTER, "device": "gpu"}, on_cpu, "one", box)
+    assert badge == "{bdg-dark}`needs a GPU`" and "judged only on a machine with one" in why
+    assert "2-core Test CPU has none" in why
+    assert lesson_pages.verdict_cell({**FASTER, "device": "cpu"}, on_cpu, "one", box)[0] == "{bdg-success}`holds`"
+    # Read on a CPU machine, a result measured on a GPU machine is judged by its own machine's GPU.
+    gpu_box = {"cpu": "x", "cores": 16, "gpus": [{"name": "NVIDIA H200"}]}
+    on_gpu = {**on_cpu, "machine_label": "NVIDIA H200", "provenance": {"machine": gpu_box}}
+    assert lesson_pages.verdict_cell({**FASTER, "device": "gpu"}, on_gpu, "one", box)[0] == "{bdg-success}`holds`"
+    badge, why = lesson_pages.verdict_cell({**FASTER, "device": "cpu"}, on_gpu, "one", box)
+    assert badge == f"{{bdg-dark}}`{verdict.NEEDS_CPU}`" and "NVIDIA H200 has one" in why
+    # No result at all: the rule's device is still the first reason.
+    assert lesson_pages.verdict_cell({**FASTER, "device": "gpu"}, None, "one", box)[0] == "{bdg-dark}`needs a GPU`"
+    assert results.machine_label(box) in lesson_pages.verdict_cell(FASTER, None, "one", box)[1]
