@@ -8,7 +8,7 @@ PROFILE ?=
 REPEATS ?= 1
 BUILD_ARGS ?=
 
-.PHONY: html measure publish test test-fast envs lock clean
+.PHONY: html measure publish reference test test-fast envs lock clean
 html: $(VENV)/.installed
 	$(PY) build_docs.py $(if $(PROFILE),--profile $(PROFILE)) --repeats $(REPEATS) $(BUILD_ARGS)
 
@@ -20,6 +20,12 @@ measure: $(VENV)/.installed
 RESULTS ?= results
 publish: $(VENV)/.installed
 	$(PY) build_docs.py $(foreach folder,$(RESULTS),--from-results $(folder)) $(if $(PROFILE),--profile $(PROFILE)) $(BUILD_ARGS)
+
+# The reference results kept in the repository: re-measure here the rows whose code changed since (or the
+# rows named: ROWS="cnn_cifar10/pytorch momentum"), and copy them into benchmarks/reference/<machine>/.
+ROWS ?=
+reference: $(VENV)/.installed
+	$(PY) -m rosetta.reference --refresh --profile $(or $(PROFILE),cpu) $(ROWS)
 
 envs: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only

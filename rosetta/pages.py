@@ -13,11 +13,11 @@ from pathlib import Path
 
 import nbformat
 
-from . import charts, diagrams, environments, equivalence, neutral, results
+from . import charts, diagrams, environments, equivalence, identity, neutral, results
 from .files import write_atomically
 from .project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
 from .report import MIME_TYPE
-from .snippets import SnippetError, group_steps, read_notebook
+from .snippets import SnippetError, Step, group_steps, read_notebook
 
 GENERATED = "_gen"            # docs/_gen/, see Project.generated
 MAX_OUTPUT_LINES = 40
@@ -107,6 +107,15 @@ def doc_link(relative: str) -> str:
     return f"/{GENERATED}/{relative}"
 
 
+# A path into an environment, as a warning prints it ("/home/me/rosetta/.envs/pytorch/lib/python3.11/site-packages/
+# torch/jit/_script.py:1480"): the measuring machine's folders are nobody's business, the package's file is.
+LOCAL_PATH = re.compile(r"(?:/[^\s:\"'/]+)+/(?:site|dist)-packages/")
+
+
+def without_local_paths(text: str) -> str:
+    return LOCAL_PATH.sub("<environment>/site-packages/", text)
+
+
 def outputs_text(cells: list) -> str:
     """What the step printed: streams, plain-text results, error lines."""
     chunks = []
@@ -123,7 +132,7 @@ def outputs_text(cells: list) -> str:
                     chunks.append("(a figure: see the full notebook)\n")
             elif kind == "error":
                 chunks.append(f"{output.get('ename')}: {output.get('evalue')}\n")
-    lines = "".join(chunks).rstrip("\n").splitlines()
+    lines = without_local_paths("".join(chunks)).rstrip("\n").splitlines()
     if len(lines) > MAX_OUTPUT_LINES:
         hidden = len(lines) - MAX_OUTPUT_LINES
         lines = lines[:MAX_OUTPUT_LINES] + [f"… {hidden} more lines in the full notebook"]
@@ -169,40 +178,54 @@ def executed_steps(example: Example, result: dict | None, notebook) -> dict:
 
 
 def step_tab(example: Example, group: TabGroup, step: str, current: dict, notebooks: dict, snippet_steps) -> str:
-    """The body of one tab: the code once, then each row's output and time, or why there is none."""
+    """The body of one tab: the current code once (with its part marks: the side-by-side view pairs them),
+    then each row's output and time, or why there is none."""
+    if step not in snippet_steps:
+        return "```{warning}\nThis " + ("framework" if len(group.rows) == 1 else "program") + \
+            " has no such step.\n```"
+    shown = snippet_steps[step]
     if len(group.rows) == 1:
         fw = group.rows[0]
-        result, notebook = current.get(fw.name), notebooks.get(fw.name)
-        code_step = executed_steps(example, result, notebook).get(step) or snippet_steps.get(step)
-        if code_step is None:
-            return "```{warning}\nThis framework has no such step.\n```"
-        return "\n\n".join([fence(code_step.code, fw.language), *step_outcome(example, fw, step, result, notebook)])
-    if step not in snippet_steps:
-        return "```{warning}\nThis program has no such step.\n```"
+        return "\n\n".join([fence(shown.code, fw.language),
+                             *step_outcome(example, fw, step, current.get(fw.name), notebooks.get(fw.name), shown)])
     names = ", ".join(fw.backend for fw in group.rows)
-    lines = [fence(snippet_steps[step].code, group.rows[0].language), "",
+    lines = [fence(shown.code, group.rows[0].language), "",
              f"<p class=\"rosetta-ran-by\">This one program ran {len(group.rows)} times: {names}.</p>", "",
              ":::::{tab-set}", f":sync-group: {group.sync}-row", ""]
     for fw in group.rows:
-        outcome = step_outcome(example, fw, step, current.get(fw.name), notebooks.get(fw.name)) or ["Not run."]
+        outcome = step_outcome(example, fw, step, current.get(fw.name), notebooks.get(fw.name), shown) \
+            or ["Not run."]
         lines += [f"::::{{tab-item}} {fw.backend}", f":sync: {fw.name}", "", *outcome, "::::", ""]
     return "\n".join(lines + [":::::"])
 
 
-def step_outcome(example: Example, fw: Framework, step: str, result: dict | None, notebook) -> list[str]:
-    """What one row's run of a step left: output, time, the error, or why it did not run."""
+def same_substance(ran: Step, shown: Step, language: str) -> bool:
+    """Whether the code a run executed for a step is the code shown, comments and layout aside."""
+    return identity.code_identity(ran.code, language) == identity.code_identity(shown.code, language)
+
+
+def step_outcome(example: Example, fw: Framework, step: str, result: dict | None, notebook,
+                 shown: Step | None = None) -> list[str]:
+    """What one row's run of a step left: output, time, the error, or why it did not run. `shown`: the
+    step's current code; where the run executed other code, the output says it comes from older code."""
     status = result["status"] if result else "not-run"
     parts = []
     executed = executed_steps(example, result, notebook)
-    if result and result.get("stale"):
-        parts.append("```{attention}\nStale: the snippet or its environment changed since this was "
-                     "measured; `make html` measures it again.\n```")
     if status in ("not-installed", "snippet-error", "data-error"):
         if step == example.steps[0]:
             parts.append(f"```{{warning}}\n{STATUS_TEXT[status]}: {escape(result['reason'])}\n```")
         return parts
     if notebook is None or step not in executed:
         return parts
+    date = (result.get("provenance") or {}).get("date", "")[:10]
+    if shown is not None and not same_substance(executed[step], shown, fw.language):
+        parts.append("```{attention}\nOlder code: the output and time below come from a run"
+                     + (f" of {date}" if date else "") + " whose code for this step differs from the code "
+                     "shown (not only in comments); `make html` measures it again.\n```")
+    elif result.get("stale"):
+        parts.append("```{attention}\nThis step's code is the code that ran, but the program or its settings "
+                     "changed elsewhere since" + (f" the run of {date}" if date else "") + "; `make html` measures it "
+                     "again.\n```")
     cells = [notebook.cells[i] for i in executed[step].cell_indices]
     text = outputs_text(cells)
     if text:
@@ -281,12 +304,103 @@ def own_sizes(example: Example, profile: str, column_results: dict, frameworks: 
 
 
 def short_machine(label: str, key: tuple) -> str:
-    """The Machine cell: "[n] H200 · full" (the legend above gives the whole description)."""
-    name = re.sub(r"^NVIDIA |^\d+-core |\(.*?\)", "", label).strip()
+    """The Machine cell: "[n] 2-core Intel 200–400 GF · cpu" or "[n] H200 · full" (the legend above the table
+    describes each machine in full)."""
+    band = re.search(r"(\d+–\d+) GFLOP/s", label)
+    name = re.sub(r"^NVIDIA |^\d+-core |\(.*?\)|,.*$", "", label).strip()
     cores = re.match(r"^(\d+)-core", label)
     if cores:
         name = f"{cores.group(1)}-core {name.split()[0] if name else 'CPU'}"
+    name += f" {band.group(1)} GF" if band else ""
     return f"{name} · {key[1]}" + (" · ref." if len(key) > 2 and key[2] == "reference" else "")
+
+
+def original_rate(example: Example, value) -> float | None:
+    """One of the original study's figures as a rate in this table's unit: its seconds for `samples`
+    samples ([reference.compare]), or its seconds per 1,000 samples."""
+    if not isinstance(value, int | float) or not value:
+        return None
+    compare = example.reference.get("compare", {})
+    if compare.get("metric") == "seconds_per_1000":
+        return 1000 / value
+    return compare["samples"] / value if compare.get("samples") else None
+
+
+def original_header(example: Example) -> str:
+    """The original's column: its GPUs and year, in this table's unit."""
+    reference = example.reference
+    gpus = " · ".join(name.split()[0] for name in reference.get("columns", []))
+    return cell_text(f"original {reference.get('year', '')}, {gpus}: {example.throughput_unit}".replace(" ,", ","))
+
+
+def original_note(example: Example) -> str:
+    """Under the table: what the original's figures were and how they became rates."""
+    reference, compare = example.reference, example.reference.get("compare", {})
+    if not reference.get("columns"):
+        return ""
+    how = (f"{compare['samples']:,} samples ÷ its seconds" if compare.get("samples") else
+           "1,000 ÷ its seconds per 1,000 images" if compare.get("metric") == "seconds_per_1000" else "")
+    return (f"*Original*: the original study's figures ({reference.get('year', 'no year on record')}; GPUs "
+            f"{', '.join(reference['columns'])}), {escape(compare.get('figure', reference.get('caption', '')))}, "
+            f"given here as {example.throughput_unit}" + (f" ({how})" if how else "")
+            + ", so that they compare with the throughput column, not with a time measured at other sizes.")
+
+
+def accuracy_note(example: Example, profile: str, by_column: dict) -> str:
+    """Under the table: what the accuracy at the profile's sizes can say, and the full-size accuracy on record
+    (this project's full-profile results, and the original study's)."""
+    if not any(m["metric"] == "accuracy" for m in example.table_metrics):
+        return ""
+    sizes, full = example.profiles.get(profile, {}), example.profiles.get("full", {})
+
+    def amount(values: dict) -> str:
+        train = next((f"{v:,} {k.removeprefix('train_')}" for k, v in values.items() if k.startswith("train_")), "")
+        epochs = values.get("epochs", 1)
+        return f"{epochs} epoch{'s' if epochs != 1 else ''} of {train}" if train else "?"
+    measured = [f"{r['metrics']['accuracy']:.1%} ({cell_text(r['framework'])}, {r['machine']})"
+                for key, column in by_column.items() if key[1] == "full" for r in column.values()
+                if r["status"] == "ok" and r.get("metrics", {}).get("accuracy") is not None]
+    original = example.reference.get("accuracy", {})
+    labels = example.reference.get("labels", {})
+    said = ", ".join(f"{value:.1%} ({labels.get(row, row)})" for row, value in original.items())
+    return (f"*Accuracy* at profile `{profile}`: after {amount(sizes)}, tested on "
+            f"{next((f'{v:,}' for k, v in sizes.items() if k.startswith('test_')), '?')}; the full sizes are "
+            f"{amount(full)}. Trained this briefly the model is far from what it can reach: the figure shows "
+            "that every tab trains the same model, not how accurate the model gets. At full sizes: "
+            + (f"the original study reported {said}; " if said else "")
+            + ("this project measured " + "; ".join(measured) if measured
+               else "this project has no full-profile result on record yet") + ".") if profile != "full" else ""
+
+
+def machine_legend(example: Example, frameworks: list[Framework], columns: list[tuple], by_column: dict,
+                   machine_labels: dict, rates: dict, origins: dict) -> list[str]:
+    """The machines of a results table, one row each: what they are, their rate, what they ran, where
+    their figures come from, when, and how many are stale."""
+    lines = [":::{container} rosetta-legend", "",
+             "| # | Machine | float32 peak | Profile and sizes | Runs | Source | Measured | Stale |",
+             "|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for number, key in enumerate(columns, 1):
+        machine, profile = key[0], key[1]
+        column = by_column.get(key, {})
+        repeats = sorted({r.get("provenance", {}).get("repeats") for r in column.values()} - {None})
+        dates = sorted({r.get("provenance", {}).get("date", "")[:10] for r in column.values()} - {""})
+        stale = sum(1 for r in column.values() if r.get("stale"))
+        sizes = sizes_text(example.profiles.get(profile, {}))
+        weights = random_weights(column, {fw.name: fw.label for fw in frameworks}).lstrip(", ")
+        own = own_sizes(example, profile, column, frameworks)
+        if own:
+            notes.append(f"[{number}]{own.lstrip(';')}.")
+        rate = rates.get(key)
+        lines.append("| " + " | ".join([
+            f"[{number}]", f"{cell_text(machine_labels.get(machine, machine))} (`{machine}`)",
+            f"{rate['gflops']:.0f} GFLOP/s" if rate else "not measured",
+            f"`{profile}`: {cell_text(sizes)}" + (f"; {weights}" if weights else ""),
+            f"{'/'.join(map(str, repeats))} per snippet" if repeats else "–",
+            cell_text(re.sub(r" \(`.*?`\)", "", origins.get(key) or "this build")),
+            " to ".join(dict.fromkeys([dates[0], dates[-1]])) if dates else "–",
+            f"{stale} of {len(column)}" if stale else "none"]) + " |")
+    return [*lines, "", ":::", "", *notes]
 
 
 def results_table(example: Example, frameworks: list[Framework], columns: list[tuple],
@@ -295,31 +409,23 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
     """One row per framework and machine (the machines of a framework next to each other, then the
     original's figures on its first row), so the table keeps its width however many machines have
     results; its API is said once). `columns` are (machine, profile[, origin]) keys, this build's
-    first; `origins` say where each one's results come from (this build, the reference results kept in the repository, a
-    results folder). With the operations per sample of the timed step and the machines' `peaks`,
-    a "% of peak" column."""
+    first; `origins` say where each one's results come from (this build, the reference results kept in the
+    repository, a results folder). Above it, a legend of the machines; with the operations per sample of the
+    timed step and the machines' `peaks`, a "% of peak" column (figures of different machines compare)."""
     peaks, origins = peaks or {}, origins or {}
     # Each column's machine rate: its own folder's machine.json (keyed by column), else its machine's.
     rates = {key: peaks.get(key) or peaks.get(key[0]) for key in columns}
     metrics = [*example.table_metrics, *([PEAK_METRIC] if operations else [])]
-    legend, short = [], {}
-    for number, key in enumerate(columns, 1):
-        machine, profile = key[0], key[1]
-        column_results = by_column.get(key, {})
-        weights = random_weights(column_results, {fw.name: fw.label for fw in frameworks})
-        repeats = sorted({r.get("provenance", {}).get("repeats") for r in column_results.values()} - {None})
-        runs = f", {'/'.join(map(str, repeats))} run(s) per snippet" if repeats else ""
-        peak = f", peak {rates[key]['gflops']:.0f} GFLOP/s" if operations and rates[key] else ""
-        sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, column_results, frameworks)
-        origin = f"; {origins[key]}" if origins.get(key) else ""
-        legend.append(f"[{number}] {machine_labels.get(machine, machine)} (`{machine}`), profile `{profile}` ({sizes})"
-                      f"{weights}{runs}{peak}{origin}")
-        short[key] = f"[{number}] {short_machine(machine_labels.get(machine, machine), key)}"
-    header = ["Framework", "API", "Machine", f"{example.timed_step} s", *[m["label"] for m in metrics]]
+    short = {key: f"[{number}] {short_machine(machine_labels.get(key[0], key[0]), key)}"
+             for number, key in enumerate(columns, 1)}
+    several = len(columns) > 1          # one machine: the legend names it, no column repeats it on every row
+    header = ["Framework", "API", *(["Machine"] if several else []), f"{example.timed_step} s",
+              *[m["label"] for m in metrics]]
     reference = example.reference
     ref_columns = reference.get("columns", [])
-    header += [cell_text(f"{col}: {reference.get('caption', 'original study')}") for col in ref_columns]
-    lines = ["Machines: " + "; ".join(legend) + ".", "",
+    if ref_columns:
+        header.append(original_header(example))
+    lines = [*machine_legend(example, frameworks, columns, by_column, machine_labels, rates, origins), "",
              ":::{container} rosetta-results", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for fw in frameworks:
@@ -329,7 +435,7 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
             continue          # no program of this row for this example (ConvNetJS has no GRU): no row
         figures = reference.get(fw.name, [])
         for index, key in enumerate(keys):
-            row = [fw.label, cell_text(fw.api) if index == 0 else "", short[key]]
+            row = [fw.label, cell_text(fw.api) if index == 0 else "", *([short[key]] if several else [])]
             result = by_column.get(key, {}).get(fw.name)
             blanks = [""] * len(metrics)
             if result is None:
@@ -342,10 +448,14 @@ def results_table(example: Example, frameworks: list[Framework], columns: list[t
                 row.append((time_summary(timed) if timed else "?") + stale)
                 values = {**result["metrics"], "peak_fraction": peak_fraction(result, operations, rates[key])}
                 row += [metric_text(values.get(m["metric"]), m.get("format", "text")) for m in metrics]
-            row += [(str(figures[i]) if i < len(figures) else "–") if index == 0 else ""
-                    for i in range(len(ref_columns))]
+            if ref_columns:
+                rates_here = [original_rate(example, value) for value in figures]
+                row.append(" · ".join(f"{rate:,.0f}" if rate else "–" for rate in rates_here)
+                           if index == 0 and figures else "")
             lines.append("| " + " | ".join(row) + " |")
-    return "\n".join([*lines, "", ":::"])
+    profile = columns[0][1]
+    notes = [note for note in (accuracy_note(example, profile, by_column), original_note(example)) if note]
+    return "\n".join([*lines, "", ":::", "", "\n\n".join(notes)]).rstrip() + "\n"
 
 
 def other_results(project: Project, example: Example, frameworks: list[Framework], profile: str,
@@ -401,6 +511,16 @@ def timed_operations(project: Project, example: Example, profile: str) -> float 
     return neutral.operations(spec)["train" if spec.steps else "forward"]
 
 
+def has_gpu(machine: dict | None) -> bool:
+    return bool((machine or {}).get("gpus"))
+
+
+def column_machine(key: tuple, by_column: dict) -> dict | None:
+    """The description of a column's machine, as its results recorded it."""
+    return next(((r.get("provenance") or {}).get("machine") for r in by_column.get(key, {}).values()
+                 if (r.get("provenance") or {}).get("machine")), None)
+
+
 def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
                    profile: str, machine: str, machine_info: dict, writer: Writer, check: dict | None = None,
                    related: list[str] | None = None) -> None:
@@ -431,7 +551,12 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                 "executing anything). " if published else ". ") +
              f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {weights}. "
              "One snippet ran at a time; step times come from the notebook cell timestamps "
-             "(see {doc}`/methodology`).", "```", "", "## Results", "",
+             "(see {doc}`/methodology`).", "```", "",
+             *([] if has_gpu(machine_info) or any(has_gpu(column_machine(key, by_column)) for key in by_column) else
+               ["```{important}", "No GPU results yet: every figure on this page was measured on a CPU (the "
+                "machines in the legend below). The original study's figures are from GPUs. "
+                "{ref}`How to add GPU results <gpu-results>`.", "```", ""]),
+             "## Results", "",
              results_table(example, frameworks, columns, by_column, machine_labels, peaks, operations, origins), ""]
     if operations:
         peak = machine_info.get("float32_matmul") or {}
@@ -445,8 +570,8 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
                      if peak else "") + ".",
                   ""]
     shown_rows = [fw for fw in frameworks if example.snippet_path(fw).exists()]
-    lines += ["::::{dropdown} The math mode of each row on a GPU", "", MATH_INTRO, "", math_table(shown_rows), "",
-              "::::", ""]
+    lines += ["::::{dropdown} On a GPU: the math mode each row would use (no figure above depends on it)", "",
+              MATH_INTRO, "", math_table(shown_rows), "", "::::", ""]
     chart = charts.timing_chart(example, frameworks, current)
     if chart:
         writer.write(f"benchmarks/{example.name}-times.png", chart)
@@ -735,6 +860,8 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(MIME_TYPE, None)
+            if output.get("output_type") == "stream":
+                output["text"] = without_local_paths(output.get("text", ""))
     header = nbformat.v4.new_markdown_cell("\n\n".join(info))
     position = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" \
         and notebook.cells[0].source.startswith("#") else 0
@@ -921,7 +1048,8 @@ def framework_page(fw: Framework, examples: list[Example], current: dict, env, w
     writer.write(f"frameworks/{fw.name}.md", "\n".join(lines) + "\n")
 
 
-def environments_page(frameworks: list[Framework], envs: dict, machine_info: dict, writer: Writer) -> None:
+def environments_page(frameworks: list[Framework], envs: dict, machine: str, machine_info: dict,
+                      writer: Writer) -> None:
     lines = ["# Environments", "",
              "Each framework runs in its own virtual environment, made from a pinned requirements "
              "file and registered as a Jupyter kernel. The fingerprint (requirements hash and every "
@@ -953,9 +1081,35 @@ def environments_page(frameworks: list[Framework], envs: dict, machine_info: dic
                       f"{len(packages)} packages:", "",
                       fence("\n".join(f"{k}=={v}" for k, v in packages.items()), "text"), ""]
         lines += [":::", ""]
-    lines += ["::::", "", "## The math mode on a GPU", "", MATH_INTRO, "", math_table(frameworks), "",
-              "## This machine", "", fence(json.dumps(machine_info, indent=1), "json"), ""]
+    lines += ["::::", "", "## On a GPU: the math mode each row would use", "", MATH_INTRO, "",
+              math_table(frameworks), "", "## This machine", "", *machine_table(machine, machine_info), ""]
     writer.write("environments.md", "\n".join(lines) + "\n")
+
+
+def machine_table(machine: str, machine_info: dict) -> list[str]:
+    """The machine the pages' own results were measured on, in words (never a path of the building machine)."""
+    peak = machine_info.get("float32_matmul") or {}
+    gpus = machine_info.get("gpus") or []
+    published = machine_info.get("results_folder")
+    rows = [("Name", f"{cell_text(results.machine_label(machine_info))} (`{machine}`)" if machine_info.get("cpu")
+             else f"`{machine}`"),
+            ("CPU", f"{machine_info.get('cpu', '?')}, {machine_info.get('cores', '?')} cores"
+             + (f", {machine_info['cpu_flags']}" if machine_info.get("cpu_flags") else "")),
+            ("Memory", f"{machine_info['memory_gib']} GiB" if machine_info.get("memory_gib") else "not recorded"),
+            ("GPU", "; ".join(f"{g.get('name')} ({g.get('memory')}, driver {g.get('driver')}, CUDA "
+                              f"{g.get('driver_cuda')})" for g in gpus) or "none: no GPU results from this machine"),
+            ("Operating system", machine_info.get("os", "not recorded")),
+            ("Python of the build", machine_info.get("python", "not recorded")),
+            ("float32 peak", f"{peak['gflops']:.0f} GFLOP/s, {peak.get('how', '')}, measured "
+             f"{peak.get('date', '')[:10]}; per environment: "
+             + ", ".join(f"{name} {rate:.0f}" for name, rate in peak.get("by", {}).items())
+             if peak.get("gflops") else "not measured"),
+            ("Results", "read from " + ("the reference results kept in the repository"
+                                        if Path(published).name == "reference" else f"the results folder "
+                                        f"`{Path(published).name}`") + ": this site executed nothing"
+             if published else "measured by this build")]
+    return ["| Property | As recorded |", "|---|---|",
+            *(f"| {name} | {cell_text(str(value)) if name != 'Name' else value} |" for name, value in rows)]
 
 
 MATH_INTRO = ("On a GPU, every row computes in float32 (no TF32), lets cuDNN pick its fastest algorithms, "
@@ -994,7 +1148,9 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
             continue
         current = all_results[example.name]
         benchmark_page(project, example, frameworks, current, profile, machine, machine_info, writer,
-                       (checks or {}).get(example.name), lesson_pages.related_lessons(lessons.lessons, example.name))
+                       (checks or {}).get(example.name),
+                       lesson_pages.related_lessons(project, lessons, example.name, frameworks, machine, machine_info,
+                                                    profile))
         for fw in frameworks:
             if example.snippet_path(fw).exists():
                 notebook_page(project, example, fw, current.get(fw.name), writer)
@@ -1006,12 +1162,45 @@ def write_site(project: Project, examples: list[Example], frameworks: list[Frame
     index_pages(examples, frameworks, all_results, writer)
     from . import matrix  # (matrix builds on this module's helpers)
     matrix.write(project, examples, frameworks, all_results, envs, profile, machine, machine_info, lessons, writer)
-    environments_page(frameworks, envs, machine_info, writer)
+    environments_page(frameworks, envs, machine, machine_info, writer)
+    writer.write("includes/provenance.md", site_provenance(project, examples, all_results, profile, machine,
+                                                           machine_info) + "\n")
     lesson_pages.write(project, lessons.lessons, frameworks, lessons.results, lessons.problems, machine, machine_info,
                        profile, writer)
     from . import guide  # (guide builds on this module's helpers)
     guide.write(project, all_results, frameworks, writer)
     return writer.finish()
+
+
+def site_provenance(project: Project, examples: list[Example], all_results: dict, profile: str, machine: str,
+                    machine_info: dict) -> str:
+    """The front page's word on where its figures come from: the pages' own machine and profile, measured when
+    the site was built or read from stored results, the other machines on record, and whether any has a GPU."""
+    own = [r for rows in all_results.values() for r in rows.values() if (r.get("provenance") or {}).get("date")]
+    dates = sorted({r["provenance"]["date"][:10] for r in own})
+    commits = sorted({((r["provenance"].get("repository") or {}).get("commit") or "")[:10] for r in own} - {""})
+    when = (f"measured {dates[0]}" + (f" to {dates[-1]}" if dates[-1] != dates[0] else "") if dates else "") + \
+        (f" at commit {', '.join(commits)}" if commits else "")
+    published = machine_info.get("results_folder")
+    source = ("the reference results kept in the repository" if published and Path(published).name == "reference"
+              else f"the results folder `{Path(published).name}`" if published else "")
+    lines = [(f"This site was published from {source}: no program ran while it was built. " if published else
+              "This site's own figures were measured when it was built. ")
+             + f"Its own column: **{escape(results.machine_label(machine_info))}** (`{machine}`), profile "
+               f"`{profile}` ({{doc}}`its sizes </methodology>`)" + (f", {when}" if when else "") + "."]
+    others = {(r["machine"], r["profile"]): r for example in examples
+              for r in results.all_results(project, example.name)
+              if (r["machine"], r["profile"]) != (machine, profile) and r["profile"] != "smoke"}
+    if others:
+        lines.append("Beside it: " + "; ".join(f"{escape(r.get('machine_label', m))}, profile `{p}`"
+                                               for (m, p), r in sorted(others.items())) + ".")
+    gpus = has_gpu(machine_info) or any(has_gpu((r.get("provenance") or {}).get("machine")) for r in others.values())
+    if not gpus:
+        lines.append("**No GPU results yet**: every figure on this site was measured on a CPU; the original "
+                     "study's figures are from GPUs. {ref}`How to add GPU results <gpu-results>`.")
+    lines.append("A figure marked *(stale)* was measured with code that has changed since (not only in its "
+                 "comments); `make html` measures it again.")
+    return " ".join(lines)
 
 
 def index_pages(examples: list[Example], frameworks: list[Framework], all_results: dict, writer: Writer) -> None:

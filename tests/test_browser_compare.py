@@ -194,3 +194,38 @@ def test_a_link_opens_the_page_with_a_tab_chosen(browser, server):
     assert set(chosen_tabs(page)) == {"Chainer"}
     assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
     context.close()
+
+
+# Each side's bands per step: the parts each band does.
+BANDS = """() => Object.fromEntries([...document.querySelectorAll('.rosetta-pair')].map(pair => [
+    pair.closest('section').id,
+    ['rosetta-left', 'rosetta-right'].map(side => [...pair.querySelectorAll(`.${side} .rosetta-part`)]
+        .map(b => b.dataset.parts))]))"""
+
+
+def test_every_pair_of_programs_is_paired_part_by_part_on_every_benchmark_page(browser, server, project):
+    """The tabs show each program's current code, with its part marks: side by side, every pair of programs
+    (not only those whose executed notebook happened to be current) gets its coloured bands, and in every
+    step whose parts are declared the two sides share at least one."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, server)
+    checked = 0
+    for example in project.examples():
+        url = f"{server}/_gen/benchmarks/{example.name}.html"
+        page.goto(url)
+        programs = page.eval_on_selector_all(".rosetta-compare-bar select[data-side=left] option",
+                                             "options => options.map(o => o.value)")
+        assert len(programs) >= 2, example.name
+        for index, left in enumerate(programs):
+            for right in programs[index + 1:]:
+                page.goto(f"{url}?compare={left},{right}")
+                bands = page.evaluate(BANDS)
+                for step in example.parts:
+                    lefts, rights = bands.get(step, [[], []])
+                    assert lefts and rights, f"{example.name}: {left} vs {right}: no bands in {step}"
+                    assert set(lefts) & set(rights), f"{example.name}: {left} vs {right}: nothing shared in {step}"
+                checked += 1
+    assert checked >= 3 * 21, checked
+    assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
+    context.close()

@@ -114,7 +114,7 @@ def test_the_real_references_keep_the_benchmark_tables_and_carry_every_figure(pr
     example = by_name["cnn_cifar10"]
     table = pages.results_table(example, project.frameworks(), [("box", "cpu")], {}, {})
     pytorch = next(line for line in table.splitlines() if line.startswith("| PyTorch"))
-    assert pytorch.rstrip(" |").endswith("169 | 51"), "the benchmark table still shows the row's figures"
+    assert pytorch.rstrip(" |").endswith("2,958 · 9,801"), "the benchmark table shows the row's figures, as rates"
 
 
 # --- validation ---------------------------------------------------------------------------------------

@@ -149,12 +149,13 @@ def test_results_table_has_a_row_per_framework_and_machine(project):
     labels = {"box-a": "2-core Machine A", "box-b": "Machine B", "gpu-box": "NVIDIA H200 (143771 MiB, driver 1)"}
     table = pages.results_table(example, frameworks, columns, by_column, labels,
                                 origins={("gpu-box", "full", "reference"): "reference results"})
-    legend = table.splitlines()[0]
-    assert "[1] 2-core Machine A (`box-a`), profile `cpu`" in legend
-    assert "[2] Machine B (`box-b`), profile `cpu`" in legend
-    assert "[3] NVIDIA H200 (143771 MiB, driver 1) (`gpu-box`), profile `full`" in legend
-    assert "reference results" in legend
-    header, rows = table_rows(table)
+    legend_header, legend = table_rows(table.split(":::{container} rosetta-results")[0])
+    assert legend_header == ["#", "Machine", "float32 peak", "Profile and sizes", "Runs", "Source", "Measured", "Stale"]
+    assert [row[:2] for row in legend] == [["[1]", "2-core Machine A (`box-a`)"], ["[2]", "Machine B (`box-b`)"],
+                                           ["[3]", "NVIDIA H200 (143771 MiB, driver 1) (`gpu-box`)"]]
+    assert [row[3].split(":")[0] for row in legend] == ["`cpu`", "`cpu`", "`full`"]
+    assert legend[2][5] == "reference results" and legend[2][7] == "1 of 1" and legend[0][7] == "none"
+    header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert header[:4] == ["Framework", "API", "Machine", "train s"], "the width does not grow with machines"
     assert all(len(row) == len(header) for row in rows), "every row has every column"
     first, *others = [row for row in rows if row[0] == frameworks[0].label]
@@ -165,9 +166,15 @@ def test_results_table_has_a_row_per_framework_and_machine(project):
     assert second[0][3] == "not run", "this build's row is always there"
     assert second[0][1] == frameworks[1].api and second[1][1] == second[2][1] == "", "the API said once"
     assert second[2][3] == "1.50 s (stale)"
-    original = len(example.reference.get("columns", []))
-    assert all(cell == "" for row in [*others, *second[1:]] for cell in row[len(row) - original:]), \
-        "the original's figures only on a framework's first row"
+    assert header[-1] == "original 2017, K80 · P100: images/s", "the original's figures as rates, labelled"
+    assert all(row[-1] == "" for row in [*others, *second[1:]]), "the original's figures on a framework's first row"
+    # PyTorch's 169 s and 51 s for 10 epochs of 499,840 images: 2,958 and 9,801 images/s
+    pytorch = project.framework("pytorch")
+    table = pages.results_table(example, [pytorch], [("box-a", "cpu")], {("box-a", "cpu"): {}}, labels)
+    header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
+    assert rows[0][-1] == "2,958 · 9,801"
+    assert "Machine" not in header, "one machine: the legend names it, no column repeats it"
+    assert "499,840 samples ÷ its seconds" in table and "not with a time measured at other sizes" in table
 
 
 def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(project):
@@ -203,7 +210,7 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     columns = [("box", "cpu"), ("other", "cpu")]
     by_column = {("box", "cpu"): {fw.name: record}, ("other", "cpu"): {fw.name: {**record, "machine": "other"}}}
     table = pages.results_table(example, [fw], columns, by_column, {}, {"box": {"gflops": 100.0}}, 2e9)
-    assert "peak 100 GFLOP/s" in table.splitlines()[0]
+    table = table.split(":::{container} rosetta-results")[1]
     header, rows = table_rows(table)
     assert "% of peak" in header
     assert rows[0][header.index("% of peak")] == "20.0%", "10 images/s x 2 GFLOP / 100 GFLOP/s"
@@ -213,7 +220,9 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     table = pages.results_table(example, [fw], [("box", "cpu"), reference],
                                 {("box", "cpu"): {fw.name: record}, reference: {fw.name: record}}, {},
                                 {("box", "cpu"): {"gflops": 100.0}, reference: {"gflops": 50.0}}, 2e9)
-    header, rows = table_rows(table)
+    legend_header, legend = table_rows(table.split(":::{container} rosetta-results")[0])
+    assert [row[2] for row in legend] == ["100 GFLOP/s", "50 GFLOP/s"], "each machine's own rate, in its legend row"
+    header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert [row[header.index("% of peak")] for row in rows] == ["20.0%", "40.0%"]
     assert pages.peak_fraction(record, None, {"gflops": 1.0}) is None
 

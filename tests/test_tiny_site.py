@@ -364,7 +364,26 @@ def test_an_unselected_changed_snippet_is_shown_as_stale(tiny):
         assert code == 0 and "run 1/1" not in out
         assert "tiny/beta: stale (not selected)" in out
         html = page(root, "tiny")
-        assert "Stale: the snippet or its environment changed" in html and "(stale)" in html
+        # The tab shows the current code, and says that its output and time come from older code.
+        assert "Older code: the output and time below come from a run" in html and "(stale)" in html
+        assert "2</span> <span class=\"o\">*</span> <span class=\"mi\">22" in html or "2 * 22" in html
+    finally:
+        path.write_text(original)
+
+
+def test_a_comment_edit_keeps_a_result_current_and_its_tab_shows_the_new_comment(tiny):
+    root = tiny["root"]
+    converged(root)
+    path = root / "snippets" / "tiny" / "alpha.py"
+    original = path.read_text()
+    path.write_text(original.replace("# %% tags=[\"setup\"]\n",
+                                     "# %% tags=[\"setup\"]\n# A comment added after the run.\n", 1))
+    assert path.read_text() != original
+    try:
+        code, out = run(root, "--examples", "tiny")
+        assert code == 0 and "tiny/alpha: up to date" in out and "of tiny/alpha" not in out
+        html = page(root, "tiny")
+        assert "A comment added after the run." in html and "Older code" not in html
     finally:
         path.write_text(original)
 
@@ -379,7 +398,7 @@ def test_repeats_are_aggregated_as_median_min_and_max(tiny):
     assert compute["min"] <= compute["median"] <= compute["max"]
     assert compute["median"] == sorted(compute["runs"])[1]
     assert record["provenance"]["repeats"] == 3
-    assert "(median of 3;" in page(root, "tiny") and "3 run(s) per snippet" in page(root, "tiny")
+    assert "(median of 3;" in page(root, "tiny") and "3 per snippet" in page(root, "tiny")
 
 
 def test_a_changed_data_source_is_measured_again(tiny, tmp_path, monkeypatch):

@@ -1,0 +1,181 @@
+"""The reference results kept in the repository: which are stale for this checkout, and their refresh.
+
+A stored result is stale when what it ran changed since (see identity): a benchmark row or a lesson row
+by its code record, an equivalence check by its key (computed with the environments the measuring
+machine recorded). `make reference` re-measures the stale rows only, here, and copies them into
+`benchmarks/reference/<this machine>/`; `make reference ROWS="cnn_cifar10/pytorch momentum/chainer"`
+names rows itself.
+
+    python -m rosetta.reference            # list the stale rows and the command that refreshes them
+    python -m rosetta.reference --refresh [ROW ...]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import equivalence, lessons, results
+from .build import recorded_environments
+from .project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str          # "example", "lesson" or "equivalence"
+    name: str          # the example or lesson
+    row: str           # the framework ("" for an equivalence check: it covers the example's rows)
+    machine: str
+    profile: str
+
+    def __str__(self) -> str:
+        return f"{self.name}/{self.row}" if self.row else f"{self.name} (its equivalence check)"
+
+
+def stored_profiles(root: Path) -> list[tuple[str, str]]:
+    """(machine, profile) of every results folder under root."""
+    return [(machine.name, profile) for machine in sorted(p for p in root.iterdir() if p.is_dir())
+            for profile in PROFILES if (machine / profile).is_dir()] if root.is_dir() else []
+
+
+def stale_rows(project: Project, root: Path) -> list[Row]:
+    """Every result under root that this checkout's code would not reproduce (its code changed since)."""
+    frameworks = {fw.name: fw for fw in project.frameworks()}
+    examples = {ex.name: ex for ex in project.examples()}
+    found_lessons = {lesson.name: lesson for lesson in lessons.all_lessons(project)[0]}
+    stale = []
+    for machine, profile in stored_profiles(root):
+        folder = root / machine / profile
+        for path in sorted(folder.glob("*/*.json")):
+            example, fw = examples.get(path.parent.name), frameworks.get(path.stem)
+            if example is None or fw is None or path.parent.name.startswith("_"):
+                continue
+            try:
+                result = results.load(path)
+            except results.ResultFileError:
+                stale.append(Row("example", example.name, fw.name, machine, profile))
+                continue
+            if results.code_changed(result, results.example_code(example, fw)):
+                stale.append(Row("example", example.name, fw.name, machine, profile))
+        for path in sorted(folder.glob(f"{lessons.RESULTS_FOLDER}/*/*.json")):
+            lesson, fw = found_lessons.get(path.parent.name), frameworks.get(path.stem)
+            if lesson is None or fw is None:
+                continue
+            result = lessons.load(path)
+            if result is None or results.code_changed(result, lessons.lesson_code(lesson, fw)):
+                stale.append(Row("lesson", lesson.name, fw.name, machine, profile))
+        try:
+            envs = recorded_environments(results.load_machine(root, machine)[1])
+        except results.ResultFileError:
+            envs = {}
+        stored_project = Project(root=project.root, results=root)
+        for path in sorted(folder.glob("_equivalence/*.json")):
+            example = examples.get(path.stem)
+            if example is None or not equivalence.has_checks(example):
+                continue
+            check = equivalence.previous(stored_project, example, profile, machine, list(frameworks.values()), envs)
+            if check is None or check.get("stale"):
+                stale.append(Row("equivalence", example.name, "", machine, profile))
+    return stale
+
+
+def refresh_command(rows: list[Row]) -> str:
+    names = sorted({f"{row.name}/{row.row}" if row.row else row.name for row in rows})
+    return f'make reference ROWS="{" ".join(names)}"'
+
+
+def selections(project: Project, names: list[str]) -> list[list[str]]:
+    """build_docs.py options that measure exactly the named rows: one build per example or lesson."""
+    examples = {ex.name for ex in project.examples()}
+    lesson_names = {lesson.name for lesson in lessons.all_lessons(project)[0]}
+    grouped: dict[str, list[str]] = {}
+    for name in names:
+        target, _, row = name.partition("/")
+        if target not in examples | lesson_names:
+            raise SystemExit(f"error: {name!r}: no example or lesson {target!r} "
+                             f"(examples: {', '.join(sorted(examples))}; lessons: {', '.join(sorted(lesson_names))})")
+        grouped.setdefault(target, [])
+        if row:
+            grouped[target].append(row)
+    out = []
+    for target, rows in grouped.items():
+        which = ["--examples", target, "--lessons", "none"] if target in examples else \
+            ["--examples", "none", "--lessons", target]
+        out.append(which + (["--frameworks", ",".join(sorted(set(rows)))] if rows else []))
+    return out
+
+
+def measured_files(project: Project, names: list[str]) -> list[str]:
+    """The files, under a machine's profile folder, that hold the named rows' results."""
+    examples = {ex.name for ex in project.examples()}
+    patterns = []
+    for name in names:
+        target, _, row = name.partition("/")
+        if target in examples:
+            patterns += [f"{target}/{row or '*'}.json", f"{target}/{row or '*'}.ipynb", f"_equivalence/{target}.json"]
+        else:
+            patterns += [f"{lessons.RESULTS_FOLDER}/{target}/{row or '*'}.json",
+                         f"{lessons.RESULTS_FOLDER}/{target}/{row or '*'}.ipynb"]
+    return patterns
+
+
+def copy_measured(project: Project, machine: str, profile: str, names: list[str], target: Path) -> list[str]:
+    """The named rows' results measured here (with machine.json and environments.json) into target."""
+    source = project.results / machine
+    (target / machine).mkdir(parents=True, exist_ok=True)
+    for name in ("machine.json", "environments.json"):
+        shutil.copy2(source / name, target / machine / name)
+    copied = []
+    for pattern in measured_files(project, names):
+        for path in sorted((source / profile).glob(pattern)):
+            destination = target / machine / profile / path.relative_to(source / profile)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, destination)
+            copied.append(str(destination.relative_to(target)))
+    return copied
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("rows", nargs="*", help="example/row, lesson/row, or a whole example or lesson")
+    parser.add_argument("--refresh", action="store_true", help="measure the rows here and copy them in")
+    parser.add_argument("--profile", default="cpu")
+    args = parser.parse_args(argv)
+    project = Project(root=REPO_ROOT)
+    root = project.root / REFERENCE_RESULTS
+    stale = stale_rows(project, root)
+    if not args.refresh:
+        if not stale:
+            print(f"{REFERENCE_RESULTS}: no result is stale for this checkout")
+            return 0
+        for row in stale:
+            print(f"stale: {row} ({row.profile} on {row.machine})")
+        print(f"re-measure only these, on a machine of the same kind: {refresh_command(stale)}")
+        return 1
+    names = args.rows or sorted({f"{row.name}/{row.row}" if row.row else row.name for row in stale})
+    if not names:
+        print(f"{REFERENCE_RESULTS}: nothing stale, nothing named: nothing to measure")
+        return 0
+    for options in selections(project, names):
+        command = [sys.executable, str(project.root / "build_docs.py"), "--measure-only", "--profile", args.profile,
+                   *options]
+        print("$ " + " ".join(command[1:]), flush=True)
+        if subprocess.run(command, cwd=project.root, env=os.environ).returncode != 0:
+            print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
+            return 1
+    machine, _ = results.this_machine(project)
+    copied = copy_measured(project, machine, args.profile, names, root)
+    print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/")
+    others = sorted({row.machine for row in stale_rows(project, root)} - {machine})
+    if others:
+        print(f"still stale, measured on other machines ({', '.join(others)}): re-measure them there, or remove "
+              "their folders")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

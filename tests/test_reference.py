@@ -1,0 +1,72 @@
+"""The reference results kept in the repository are current for this checkout, and a stale one is named
+with the one command that re-measures it."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from rosetta import lessons, reference
+from rosetta.project import REFERENCE_RESULTS, REPO_ROOT, Project
+
+
+@pytest.fixture(scope="module")
+def project():
+    return Project(root=REPO_ROOT)
+
+
+def test_no_reference_result_is_stale_for_this_code(project):
+    stale = reference.stale_rows(project, REPO_ROOT / REFERENCE_RESULTS)
+    assert not stale, (
+        f"{len(stale)} reference result(s) measured code that has changed since: "
+        + ", ".join(f"{row} ({row.profile} on {row.machine})" for row in stale)
+        + f". Re-measure only these, on a machine of the reference's kind: {reference.refresh_command(stale)}")
+
+
+def test_the_reference_keeps_lessons_and_equivalence_checks(project):
+    root = REPO_ROOT / REFERENCE_RESULTS
+    profiles = reference.stored_profiles(root)
+    assert profiles, "no reference results"
+    for machine, profile in profiles:
+        folder = root / machine / profile
+        with_gpu = bool(json.loads((root / machine / "machine.json").read_text()).get("gpus"))
+        assert {p.parent.name for p in folder.glob("_lessons/*/*.json")} == \
+            {lesson.name for lesson in lessons.all_lessons(project)[0]
+             if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu")}, \
+            "every lesson this machine can run was measured"
+        assert sorted(p.stem for p in folder.glob("_equivalence/*.json")) == \
+            sorted(ex.name for ex in project.examples() if (ex.folder / "equivalence").is_dir())
+
+
+def test_a_changed_result_is_named_with_the_command_that_remeasures_only_it(project, tmp_path):
+    root = tmp_path / "reference"
+    shutil.copytree(REPO_ROOT / REFERENCE_RESULTS, root)
+    (machine, profile), *_ = reference.stored_profiles(root)
+    result = root / machine / profile / "cnn_cifar10" / "pytorch.json"
+    data = json.loads(result.read_text())
+    data["provenance"]["code"]["snippet_identity"] = "0" * 64            # measured other code
+    result.write_text(json.dumps(data))
+    lesson = next((root / machine / profile / "_lessons" / "momentum").glob("chainer.json"))
+    data = json.loads(lesson.read_text())
+    data["provenance"]["code"]["definition_identity"] = "0" * 64          # other settings
+    lesson.write_text(json.dumps(data))
+    check = root / machine / profile / "_equivalence" / "gru_imdb.json"
+    data = json.loads(check.read_text())
+    data["cache_key"] = "0" * 64
+    check.write_text(json.dumps(data))
+    stale = reference.stale_rows(project, root)
+    assert [str(row) for row in stale] == ["cnn_cifar10/pytorch", "momentum/chainer",
+                                           "gru_imdb (its equivalence check)"]
+    assert reference.refresh_command(stale) == 'make reference ROWS="cnn_cifar10/pytorch gru_imdb momentum/chainer"'
+
+
+def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows(project):
+    assert reference.selections(project, ["cnn_cifar10/pytorch", "cnn_cifar10/jax", "momentum/chainer", "gru_imdb"]) \
+        == [["--examples", "cnn_cifar10", "--lessons", "none", "--frameworks", "jax,pytorch"],
+            ["--examples", "none", "--lessons", "momentum", "--frameworks", "chainer"],
+            ["--examples", "gru_imdb", "--lessons", "none"]]
+    assert reference.measured_files(project, ["momentum/chainer"]) == ["_lessons/momentum/chainer.json",
+                                                                       "_lessons/momentum/chainer.ipynb"]
+    with pytest.raises(SystemExit, match="'cnn/pytorch': no example or lesson 'cnn'"):
+        reference.selections(project, ["cnn/pytorch"])
