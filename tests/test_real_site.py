@@ -125,7 +125,9 @@ def test_benchmark_pages_have_synced_tabs_table_chart_and_downloads(smoke_site, 
     for label in ("TensorFlow backend", "JAX backend", "PyTorch backend"):   # Keras 3's rows: a tab each under it
         assert len(re.findall(rf">\s*{label}\s*</label>", page)) == n_steps, label
     assert page.count("Step time:") == n_steps * len(written(example))
-    assert "profile <code" in page and "smoke" in page
+    assert "profile <strong>smoke</strong>" in page, "the build note names the profile"
+    legend_profile = '<td><p><code class="docutils literal notranslate"><span class="pre">smoke</span></code>'
+    assert legend_profile in page, "and the legend's profile cell"
     assert f"{example}-times.png" in page
     for fw in written(example):
         script = next(row for row in ROWS if row.name == fw).script(REPO / "snippets" / example)

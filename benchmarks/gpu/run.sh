@@ -195,21 +195,29 @@ print(",".join(rows))
 EOF
 )"
 [ -n "$ROWS" ] || { echo "run.sh: no row runs in ${ENVIRONMENTS[*]}" >&2; exit 1; }
-MACHINE="$("$PY" -c 'from rosetta.results import describe_machine, machine_id; print(machine_id(describe_machine()))')"
+# The machine's name includes the band of its float32 rate, which the build measures (once per machine):
+# the stack's description waits beside the folders until the name is known, then goes into its folder.
+machine_name() {
+    "$PY" -c 'import sys; from pathlib import Path; from rosetta.project import Project
+from rosetta.results import this_machine
+print(this_machine(Project(root=Path.cwd(), results=Path(sys.argv[1])))[0])' "$OUT"
+}
+file_stack() { MACHINE="$(machine_name)"; mkdir -p "$OUT/$MACHINE"; mv "$OUT/.gpu-stack.json" "$OUT/$MACHINE/gpu-stack.json"; }
 
-section "versions: CUDA and cuDNN as the frameworks see them -> $OUT/$MACHINE/gpu-stack.json"
-mkdir -p "$OUT/$MACHINE"
+section "versions: CUDA and cuDNN as the frameworks see them -> $OUT/<machine>/gpu-stack.json"
+mkdir -p "$OUT"
 PYTHONS=()
 for environment in "${ENVIRONMENTS[@]}"; do
     variable="$(variable_of "$environment")"; PYTHONS+=(--python "${!variable}")
 done
-"$PY" "$HERE/versions.py" --describe "${PYTHONS[@]}" > "$OUT/$MACHINE/gpu-stack.json"
+"$PY" "$HERE/versions.py" --describe "${PYTHONS[@]}" > "$OUT/.gpu-stack.json"
 echo "overlay: $("$PY" -c 'import importlib.metadata as m
 print(", ".join(f"{n} {m.version(n)}" for n in ("ipykernel", "nbclient", "nbformat", "jupytext", "keras")
                 if __import__("importlib.util").util.find_spec(n.replace("-", "_"))))')"
 
 if [ -n "$SETUP_ONLY" ]; then
-    section "setup done (--setup-only): rows $ROWS, machine $MACHINE"
+    file_stack
+    section "setup done (--setup-only): rows $ROWS, machine $MACHINE (its rate not measured yet)"
     exit 0
 fi
 
@@ -224,7 +232,7 @@ if [ -n "$DEADLINE" ]; then
     [ "$left" -gt 0 ] || { echo "run.sh: the deadline of $DEADLINE s has passed before the build" >&2; exit 1; }
     BUILD=(timeout --kill-after=15 "$left" "${BUILD[@]}")
 fi
-section "measure: rows $ROWS, profile $PROFILE, machine $MACHINE, weights $ROSETTA_WEIGHTS, data ${ROSETTA_DATA:--}"
+section "measure: rows $ROWS, profile $PROFILE, weights $ROSETTA_WEIGHTS, data ${ROSETTA_DATA:--}"
 echo "\$ ${BUILD[*]}"
 status=0
 "${BUILD[@]}" || status=$?
@@ -232,7 +240,8 @@ if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
     echo "run.sh: the build was stopped at the deadline ($DEADLINE s in all); the results written so far are kept"
 fi
 
-section "results in $OUT (build status $status)"
+file_stack
+section "results in $OUT/$MACHINE (build status $status)"
 "$PY" "$HERE/summary.py" "$OUT" --machine "$MACHINE" --profile "$PROFILE" || true
 echo "done in $((SECONDS - STARTED)) s"
 exit "$status"
