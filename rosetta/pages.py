@@ -577,8 +577,9 @@ def benchmark_page(project: Project, example: Example, frameworks: list[Framewor
         writer.write(f"benchmarks/{example.name}-times.png", chart)
         lines += [f"```{{figure}} {example.name}-times.png",
                   f":alt: {example.timed_step} time per framework", ":figclass: rosetta-chart",
-                  "", f"{example.timed_step.capitalize()} time per framework on this machine "
-                  f"(profile {profile}; lower is better)"
+                  "", f"{example.timed_step.capitalize()} time per framework on "
+                  f"{escape(results.machine_label(machine_info))} (profile {profile}, the sizes of [1] in the "
+                  "legend above; lower is better)"
                   + (", with test accuracy." if any("accuracy" in r["metrics"] for r in ok) else "."),
                   "```", ""]
     lines += ["## Step by step", "",
