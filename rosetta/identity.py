@@ -18,7 +18,7 @@ from pathlib import Path
 
 # Keys of example.toml that only the pages read (everything else reaches a run, or is treated so).
 EXAMPLE_PAGE_KEYS = ("title", "short_title", "order", "summary", "throughput_unit", "table_metrics", "parts",
-                     "reference", "weights", "accuracy_note")
+                     "reference", "weights")
 # Keys of lesson.toml that only the pages read: the rules are judged from the measured values when a page
 # is written; of the variants, only their names reach a run (the text describes them).
 LESSON_PAGE_KEYS = ("title", "claim", "source", "order", "concerns", "rules")

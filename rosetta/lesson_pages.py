@@ -20,7 +20,9 @@ from .pages import (
     doc_link,
     escape,
     fence,
+    has_gpu,
     outputs_text,
+    recorded_machine,
     same_substance,
     sizes_text,
     without_local_paths,
@@ -77,12 +79,11 @@ def measured_text(values: list[float], metric: str) -> str:
     return f"{number(median)}{unit} ({number(min(values) * scale)}–{number(max(values) * scale)})"
 
 
-def has_gpu(result: dict | None, machine_info: dict) -> bool:
+def measured_with_gpu(result: dict | None, machine_info: dict) -> bool:
     """Whether a result was measured on a machine with a GPU: its own record of the machine, where it has one
     (a result read from another machine's folder), else the machine this page describes."""
-    measured_on = ((result or {}).get("provenance") or {}).get("machine")
-    return bool((measured_on if isinstance(measured_on, dict) and "gpus" in measured_on else machine_info)
-                .get("gpus"))
+    measured_on = recorded_machine(result)
+    return has_gpu(measured_on if measured_on and "gpus" in measured_on else machine_info)
 
 
 def judged_on(result: dict | None, machine_info: dict) -> str:
@@ -113,7 +114,7 @@ def verdict_cell(rule: dict, result: dict | None, lesson: str, machine_info: dic
     """(verdict badge, effect with range, or the reason there is none) for one rule on one framework's result.
     Never blank: a rule about another device, a missing result and a run that failed each say so."""
     machine_info = machine_info or {"gpus": [], "cores": "?", "cpu": "this machine"}
-    off = device_reason(rule, has_gpu(result, machine_info), judged_on(result, machine_info))
+    off = device_reason(rule, measured_with_gpu(result, machine_info), judged_on(result, machine_info))
     if off:
         return f"{{bdg-dark}}`{off[0]}`", cell_text(off[1])
     if result is None:

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import results
-from .lesson_pages import BADGE, has_gpu, rule_frameworks
+from .lesson_pages import BADGE, measured_with_gpu, rule_frameworks
 from .pages import REFERENCE_TEXT, STATUS_TEXT, LessonsInput, Writer, cell_text, doc_link, origin_text, other_results
 from .project import REFERENCE_RESULTS, Example, Framework, Project
 from .verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
@@ -77,7 +77,7 @@ def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework
             if fw.name not in {f.name for f in rule_frameworks(rule, lesson, frameworks)}:
                 continue
             result = lessons.results.get(lesson.name, {}).get(fw.name)
-            off = device_reason(rule, has_gpu(result, machine_info or {}), "")
+            off = device_reason(rule, measured_with_gpu(result, machine_info or {}), "")
             if off:                   # a claim about another device: no verdict from these numbers
                 found[off[0]] += 1
             elif result is None:

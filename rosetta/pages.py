@@ -515,10 +515,15 @@ def has_gpu(machine: dict | None) -> bool:
     return bool((machine or {}).get("gpus"))
 
 
+def recorded_machine(result: dict | None) -> dict | None:
+    """The machine a result was measured on, as the result recorded it (None in an older record)."""
+    machine = ((result or {}).get("provenance") or {}).get("machine")
+    return machine if isinstance(machine, dict) else None
+
+
 def column_machine(key: tuple, by_column: dict) -> dict | None:
     """The description of a column's machine, as its results recorded it."""
-    return next(((r.get("provenance") or {}).get("machine") for r in by_column.get(key, {}).values()
-                 if (r.get("provenance") or {}).get("machine")), None)
+    return next(filter(None, map(recorded_machine, by_column.get(key, {}).values())), None)
 
 
 def benchmark_page(project: Project, example: Example, frameworks: list[Framework], current: dict,
@@ -1195,7 +1200,7 @@ def site_provenance(project: Project, examples: list[Example], all_results: dict
     if others:
         lines.append("Beside it: " + "; ".join(f"{escape(r.get('machine_label', m))}, profile `{p}`"
                                                for (m, p), r in sorted(others.items())) + ".")
-    gpus = has_gpu(machine_info) or any(has_gpu((r.get("provenance") or {}).get("machine")) for r in others.values())
+    gpus = has_gpu(machine_info) or any(has_gpu(recorded_machine(r)) for r in others.values())
     if not gpus:
         lines.append("**No GPU results yet**: every figure on this site was measured on a CPU; the original "
                      "study's figures are from GPUs. {ref}`How to add GPU results <gpu-results>`.")
