@@ -171,9 +171,34 @@ def uv(*args: str) -> list[str]:
     return [sys.executable, "-m", "uv", *args]
 
 
+def end_process_tree(process: subprocess.Popen) -> None:
+    """Kill a process and every process it started, and wait until all are gone. uv compiles bytecode in
+    Python workers of its own: killed with uv alone, they went on writing into the venv after the build had
+    stopped, and the next build could not remove it ("Directory not empty")."""
+    import psutil  # (here, not above: this module installs the build's own venv, before psutil is in it)
+    try:
+        tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = []
+    for member in tree:
+        try:
+            member.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(tree, timeout=30)
+    process.wait()
+
+
 def _run(cmd: list[str], log, env: dict | None = None) -> str:
-    """Run a command, its output into the log; returns its standard output."""
-    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    """Run a command, its output into the log; returns its standard output. Interrupted (Ctrl-C, or SIGTERM,
+    which the build turns into KeyboardInterrupt), it ends the command and all it started before going on."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as process:
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:
+            end_process_tree(process)
+            raise
+    result = subprocess.CompletedProcess(cmd, process.returncode, stdout, stderr)
     output = (result.stdout + result.stderr).strip()
     log.write(f"$ {' '.join(cmd)}\n{output}\n")
     if result.returncode != 0:

@@ -167,7 +167,7 @@ def processes_under(folder: Path) -> list[str]:
                 argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if str(folder) in argv and "pytest" not in argv:
+            if str(folder) in argv:
                 found.append(argv)
     return found
 
