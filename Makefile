@@ -25,7 +25,7 @@ publish: $(VENV)/.installed
 # rows named: ROWS="cnn_cifar10/pytorch momentum"), and copy them into benchmarks/reference/<machine>/.
 ROWS ?=
 reference: $(VENV)/.installed
-	$(PY) -m rosetta.reference --refresh --profile $(or $(PROFILE),cpu) $(ROWS)
+	$(PY) -m rosetta.build.reference --refresh --profile $(or $(PROFILE),cpu) $(ROWS)
 
 envs: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only
@@ -50,7 +50,7 @@ $(VENV)/.installed: envs/docs.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q $$(grep '^uv==' envs/docs.txt) 2>&1 \
 		| { grep -v "is ignored: it is neither a file nor a directory" || true; }
-	$(PY) -m rosetta.environments $(PY) envs/docs.lock
+	$(PY) -m rosetta.build.environments $(PY) envs/docs.lock
 	touch $@
 
 clean:

@@ -8,7 +8,7 @@
 """
 import sys
 
-from rosetta.build import main
+from rosetta.build.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

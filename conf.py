@@ -63,7 +63,7 @@ notfound_context = {
             "above.</p>",
 }
 
-# Network diagrams (rosetta/diagrams.py): drawn at build time by the graphviz-pure package's dot, from the
+# Network diagrams (rosetta/site/diagrams.py): drawn at build time by the graphviz-pure package's dot, from the
 # build's own environment (no system Graphviz), as SVG files beside the pages (nothing fetched).
 graphviz_dot = str(Path(sys.executable).parent / "graphviz-pure")
 if not Path(graphviz_dot).exists():

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rosetta import results  # noqa: E402
+from rosetta.build import results  # noqa: E402
 from rosetta.project import Project, resolve_profile  # noqa: E402
 
 WARM_TARGET_S = 30.0

@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from rosetta import environments, results  # noqa: E402
-from rosetta.execute import execute  # noqa: E402
+from rosetta.build import environments, results  # noqa: E402
+from rosetta.build.execute import execute  # noqa: E402
+from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
-from rosetta.snippets import parse  # noqa: E402
 
 API_VERSION = results.FAIRNESS_FORMAT
 VARIANTS = ("kernel", "script", "plain")

@@ -129,7 +129,7 @@ class Example:
     failure_hints: dict = field(default_factory=dict)   # step -> what to try when it fails
     row_sizes: dict = field(default_factory=dict)       # row -> profile -> sizes that replace the profile's
     # step -> its sub-parts in reading order, which every program marks with `# [part] ...` comment lines
-    # (rosetta/snippets.py checks them; the side-by-side view pairs two programs' lines by them).
+    # (rosetta/build/snippets.py checks them; the side-by-side view pairs two programs' lines by them).
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def sizes(self, profile: str, row: str | None = None) -> dict:

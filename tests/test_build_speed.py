@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from rosetta import equivalence
-from rosetta.phases import Phases
+from rosetta.build import equivalence
+from rosetta.build.phases import Phases
 
 SLEEPER = [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1])); print('slept')"]
 

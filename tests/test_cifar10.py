@@ -204,7 +204,8 @@ def test_synthetic_data_only_when_the_profile_says_so(isolated_dirs):
 
 def test_switching_the_data_source_changes_the_cache_key(isolated_dirs, tmp_path, monkeypatch, project):
     """A JPEG copy and the official archive are different measurements: the build must re-measure."""
-    from rosetta import build, results
+    from rosetta.build import cli as build
+    from rosetta.build import results
     example = project.example("cnn_cifar10")
 
     def key():
@@ -229,7 +230,8 @@ def test_switching_the_data_source_changes_the_cache_key(isolated_dirs, tmp_path
 
 
 def test_neutral_data_is_the_equivalence_batches_in_order(tmp_path, monkeypatch, project):
-    from rosetta import equivalence, neutral
+    from rosetta import neutral
+    from rosetta.build import equivalence
     spec = equivalence.load_spec(project, project.example("cnn_cifar10"), "cpu")
     batches = neutral.batches(spec, 0)
     neutral.save(tmp_path / "batches.npz", batches)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rosetta import environments
+from rosetta.build import environments
 from rosetta.project import Framework
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rosetta import equivalence, neutral
+from rosetta import neutral
+from rosetta.build import comparison, equivalence
 from rosetta.settings import settings
 
 EXAMPLES = ["cnn_cifar10", "gru_imdb", "resnet50_features"]
@@ -112,7 +113,7 @@ def cnn(project):
 def test_identical_outputs_pass(cnn):
     spec, initial = cnn
     outputs = fake_outputs(spec, initial, ["a", "b", "c"], np.random.default_rng(0))
-    compared = equivalence.compare(spec, initial, outputs)
+    compared = comparison.compare(spec, initial, outputs)
     assert compared["failures"] == []
     assert set(compared["logits"]) == {"a vs b", "a vs c", "b vs c"}
     assert compared["roundtrip"] == {"a": 0.0, "b": 0.0, "c": 0.0}
@@ -126,7 +127,7 @@ def test_each_kind_of_difference_names_the_pair_and_its_size(cnn):
     outputs["b"]["losses"][6] *= 1.01
     outputs["b"]["final/fc2.bias"][3] += 0.02
     outputs["b"]["roundtrip/conv3.kernel"][0, 0, 0, 0] += 1e-7
-    failures = equivalence.compare(spec, initial, outputs)["failures"]
+    failures = comparison.compare(spec, initial, outputs)["failures"]
     text = "\n".join(failures)
     assert "b: round trip neutral -> b -> neutral is not exact: conv3.kernel differs by" in text
     assert "forward: a vs b: max |Δ logits| = 0.5 (tolerance 0.0001)" in text
@@ -138,16 +139,16 @@ def test_a_wrong_shape_from_an_adapter_is_reported_not_compared(cnn):
     spec, initial = cnn
     outputs = fake_outputs(spec, initial, ["a", "b"], np.random.default_rng(0))
     outputs["b"]["roundtrip/fc1.kernel"] = outputs["b"]["roundtrip/fc1.kernel"].T
-    compared = equivalence.compare(spec, initial, outputs)
+    compared = comparison.compare(spec, initial, outputs)
     assert any("b adapter, read after load: wrong shapes: fc1.kernel" in f for f in compared["failures"])
     assert compared["logits"] == {}
 
 
 def test_a_note_allows_the_size_it_explains_for_its_pairs_only(project):
     spec = spec_of(project, "gru_imdb")
-    assert equivalence.pair_tolerance(spec, "pytorch", "mxnet") == 2e-2
-    assert equivalence.pair_tolerance(spec, "tensorflow", "pytorch") == 2e-2
-    assert equivalence.pair_tolerance(spec, "mxnet", "chainer") == spec.tolerance["weights"] == 1e-4
+    assert comparison.pair_tolerance(spec, "pytorch", "mxnet") == 2e-2
+    assert comparison.pair_tolerance(spec, "tensorflow", "pytorch") == 2e-2
+    assert comparison.pair_tolerance(spec, "mxnet", "chainer") == spec.tolerance["weights"] == 1e-4
 
 
 def test_a_different_variant_is_measured_not_judged(project):
@@ -159,13 +160,13 @@ def test_a_different_variant_is_measured_not_judged(project):
                       **{f"roundtrip/{n}": v for n, v in initial.items()},
                       **{f"final/{n}": v for n, v in initial.items()}}
                for name, scale in (("pytorch", 1.5), ("tensorflow", 1.0), ("mxnet", 1.0005), ("chainer", 1.0))}
-    compared = equivalence.compare(spec, initial, outputs)
+    compared = comparison.compare(spec, initial, outputs)
     assert compared["logits"]["tensorflow vs mxnet"] == pytest.approx(0.0005 / 1.0005, rel=1e-4)
     assert compared["logits"]["pytorch vs tensorflow"] == pytest.approx(0.5)
     assert compared["failures"] == []          # pytorch (v1.5) and chainer (Caffe pooling) are exempt
     outputs["mxnet"]["logits"] = features * 1.01
     assert compared["losses"] == {} and any(
-        "tensorflow vs mxnet" in f for f in equivalence.compare(spec, initial, outputs)["failures"])
+        "tensorflow vs mxnet" in f for f in comparison.compare(spec, initial, outputs)["failures"])
 
 
 class FakeEnv:
@@ -248,7 +249,7 @@ def test_a_diverged_run_never_compares_as_close(cnn):
     outputs = fake_outputs(spec, initial, ["a", "b"], np.random.default_rng(0))
     outputs["b"]["losses"][5:] = np.nan
     outputs["b"]["final/conv1.kernel"][0, 0, 0, 0] = np.inf
-    compared = equivalence.compare(spec, initial, outputs)
+    compared = comparison.compare(spec, initial, outputs)
     text = "\n".join(compared["failures"])
     assert "training: a vs b: loss differs by inf (a value is not finite: the run diverged) relative at step 6" in text
     assert "final weights differ by inf" in text and compared["weights"]["a vs b"] == np.inf
@@ -260,10 +261,10 @@ def test_the_train_cells_are_compared_across_frameworks_and_with_their_steps(cnn
     for name in outputs:
         outputs[name].update({f"cell/{n}": v.copy() for n, v in split_final(outputs[name]).items()})
         outputs[name]["alone"] = outputs[name]["logits"][:1].copy()
-    assert equivalence.compare(spec, initial, outputs)["failures"] == []
+    assert comparison.compare(spec, initial, outputs)["failures"] == []
     outputs["c"]["cell/fc2.bias"][0] += 0.05              # only c's timed cell learned something else
     outputs["b"]["alone"][0, 3] += 0.01                  # b's first input depends on its batch
-    compared = equivalence.compare(spec, initial, outputs)
+    compared = comparison.compare(spec, initial, outputs)
     text = "\n".join(compared["failures"])
     assert "train cell: a vs c: weights after the snippets' own train cells differ by 0.05 in fc2.bias" in text
     assert "train cell: c: the snippet's own train cell ends 0.05 away from the same 20 steps" in text
@@ -272,7 +273,7 @@ def test_the_train_cells_are_compared_across_frameworks_and_with_their_steps(cnn
 
 
 def split_final(arrays):
-    return equivalence.split(arrays, "final/")
+    return comparison.split(arrays, "final/")
 
 
 def test_operations_per_sample_are_counted_from_the_neutral_model(project):
@@ -293,16 +294,16 @@ def test_the_operation_count_is_checked_against_a_framework_counter(project):
     neutral_forward = neutral.operations(spec)["forward"]
     per_framework = {"mxnet": {"status": "ok", "facts": {}},
                      "pytorch": {"status": "ok", "facts": {"forward GFLOPs per sample": 8.17}}}
-    as_built = equivalence.operations_check(spec, per_framework, [])
+    as_built = comparison.operations_check(spec, per_framework, [])
     assert as_built["counted"]["variant"] == "as built" and "train" not in as_built["neutral"]
-    assert as_built["differences"]["forward"] > equivalence.OPERATIONS_TOLERANCE
+    assert as_built["differences"]["forward"] > comparison.OPERATIONS_TOLERANCE
     note = {"title": "v1.5", "different_function": True, "frameworks": ["pytorch"],
             "measured": {"frameworks": {"pytorch": {"facts_after": {"forward GFLOPs per sample":
                                                                     neutral_forward / 1e9 * 1.001}}}}}
-    variant = equivalence.operations_check(spec, per_framework, [note])
+    variant = comparison.operations_check(spec, per_framework, [note])
     assert variant["counted"]["variant"].startswith("with the change of the note")
     assert variant["differences"]["forward"] == pytest.approx(0.001, rel=1e-3)
     # The note's change could not be measured (its `against` row did not run): PyTorch's count is not
     # the neutral model's, so it is not compared; the next counter would be, and here there is none.
-    unmeasured = equivalence.operations_check(spec, per_framework, [{**note, "measured": None}])
+    unmeasured = comparison.operations_check(spec, per_framework, [{**note, "measured": None}])
     assert unmeasured["counted"] is None and unmeasured["differences"] == {}

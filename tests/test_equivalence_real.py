@@ -9,7 +9,7 @@ import shutil
 import pytest
 from conftest import REPO
 
-from rosetta import environments, equivalence, results
+from rosetta.build import environments, equivalence, results
 from rosetta.project import Project
 
 pytestmark = pytest.mark.envs

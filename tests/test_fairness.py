@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rosetta import environments
+from rosetta.build import environments
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("fairness", REPO / "benchmarks" / "fairness.py")

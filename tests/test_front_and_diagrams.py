@@ -12,11 +12,11 @@ import pytest
 from browsing import SCREENSHOTS, Watch, browser_marks
 from conftest import REPO
 
-from rosetta import diagrams, matrix
-from rosetta.environments import EnvStatus
-from rosetta.lessons import Lesson
-from rosetta.pages import LessonsInput
+from rosetta.build.environments import EnvStatus
+from rosetta.build.lessons import Lesson
 from rosetta.project import Project
+from rosetta.site import diagrams, matrix
+from rosetta.site.pages import LessonsInput
 
 DOT = Path(sys.executable).parent / "graphviz-pure"
 

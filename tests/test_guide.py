@@ -2,8 +2,9 @@
 and the original study's figures beside this build's on the framework pages. Fast: no kernel runs."""
 import pytest
 
-from rosetta import guide, pages, results
+from rosetta.build import results
 from rosetta.project import Project
+from rosetta.site import guide, pages
 
 # Every system the brief of the guide names, by id.
 REQUIRED_IDS = {"caffe", "caffe2", "tensorflow", "torch7", "pytorch", "theano", "lasagne", "keras", "mxnet", "cntk",

@@ -5,7 +5,7 @@ import re
 import shutil
 from pathlib import Path
 
-from rosetta import identity, results
+from rosetta.build import identity, results
 from rosetta.project import REPO_ROOT
 
 CNN = REPO_ROOT / "snippets" / "cnn_cifar10"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rosetta.execute import kernel_death
+from rosetta.build.execute import kernel_death
 
 
 def ended(code: str) -> subprocess.Popen:

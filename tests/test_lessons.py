@@ -6,10 +6,11 @@ import textwrap
 
 import pytest
 
-from rosetta import lesson, lessons
-from rosetta.lessons import LessonError, load_lesson
+from rosetta import lesson
+from rosetta.build import lessons
+from rosetta.build.lessons import LessonError, load_lesson
+from rosetta.build.snippets import check_alignment, parse
 from rosetta.project import UsageError
-from rosetta.snippets import check_alignment, parse
 
 GOOD = textwrap.dedent("""\
     title = "A lesson"
@@ -165,8 +166,8 @@ def table_rows(text: str, header: str) -> list[list[str]]:
 
 
 def pages_without_results(project, tmp_path, machine_info):
-    from rosetta import lesson_pages, pages
     from rosetta.project import Project
+    from rosetta.site import lesson_pages, pages
     # No results anywhere: an empty results folder, and no reference results beside it.
     empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
     found, _ = lessons.all_lessons(project)
@@ -176,7 +177,7 @@ def pages_without_results(project, tmp_path, machine_info):
 
 
 def test_a_page_built_with_no_lesson_results_says_why_in_every_verdict_cell(project, tmp_path):
-    from rosetta import results
+    from rosetta.build import results
     published = {**BOX, "results_folder": str(tmp_path / "reference")}
     found, gen = pages_without_results(project, tmp_path, published)
     label = results.machine_label(BOX)
@@ -203,7 +204,7 @@ def test_a_page_built_with_no_lesson_results_says_why_in_every_verdict_cell(proj
 
 
 def test_a_measuring_build_without_a_result_says_it_was_not_measured(project, tmp_path):
-    from rosetta import results
+    from rosetta.build import results
     found, gen = pages_without_results(project, tmp_path, BOX)
     page = (gen / "lessons" / "relu_after_pool.md").read_text()
     for row in table_rows(page, "| claim | framework | verdict |"):
@@ -213,9 +214,10 @@ def test_a_measuring_build_without_a_result_says_it_was_not_measured(project, tm
 
 
 def test_a_benchmark_pages_lesson_list_shows_verdicts_and_the_machine_that_judged(project, tmp_path):
-    from rosetta import lesson_pages, results
-    from rosetta.pages import LessonsInput
+    from rosetta.build import results
     from rosetta.project import Project
+    from rosetta.site import lesson_pages
+    from rosetta.site.pages import LessonsInput
     empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
     found, _ = lessons.all_lessons(project)
     measured = {"native_layouts": {"pytorch": {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rosetta import build
+from rosetta.build import cli as build
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import REPO
 
-from rosetta import lessons, results
+from rosetta.build import lessons, results
 from rosetta.project import Project
 
 pytestmark = pytest.mark.envs

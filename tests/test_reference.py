@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from rosetta import lessons, reference
+from rosetta.build import lessons, reference
 from rosetta.project import REFERENCE_RESULTS, REPO_ROOT, Project
 
 
@@ -25,25 +25,27 @@ def test_no_reference_result_is_stale_for_this_code(project):
 
 
 def test_the_reference_keeps_lessons_and_equivalence_checks(project):
+    """Per profile, over its machines (a check re-measured alone may come from another machine of the kind):
+    every lesson a machine without a GPU can run (every lesson, with one), and every example's check."""
     root = REPO_ROOT / REFERENCE_RESULTS
     profiles = reference.stored_profiles(root)
     assert profiles, "no reference results"
-    for machine, profile in profiles:
-        folder = root / machine / profile
-        with_gpu = bool(json.loads((root / machine / "machine.json").read_text()).get("gpus"))
-        assert {p.parent.name for p in folder.glob("_lessons/*/*.json")} == \
-            {lesson.name for lesson in lessons.all_lessons(project)[0]
-             if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu")}, \
-            "every lesson this machine can run was measured"
-        assert sorted(p.stem for p in folder.glob("_equivalence/*.json")) == \
-            sorted(ex.name for ex in project.examples() if (ex.folder / "equivalence").is_dir())
+    for profile in {profile for _, profile in profiles}:
+        machines = [machine for machine, p in profiles if p == profile]
+        with_gpu = any(json.loads((root / machine / "machine.json").read_text()).get("gpus") for machine in machines)
+        assert {p.parent.name for machine in machines for p in (root / machine / profile).glob("_lessons/*/*.json")} \
+            == {lesson.name for lesson in lessons.all_lessons(project)[0]
+                if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu")}, \
+            "every lesson these machines can run was measured"
+        checks = {p.stem for machine in machines for p in (root / machine / profile).glob("_equivalence/*.json")}
+        assert sorted(checks) == sorted(ex.name for ex in project.examples() if (ex.folder / "equivalence").is_dir())
 
 
 def test_a_changed_result_is_named_with_the_command_that_remeasures_only_it(project, tmp_path):
     root = tmp_path / "reference"
     shutil.copytree(REPO_ROOT / REFERENCE_RESULTS, root)
-    (machine, profile), *_ = reference.stored_profiles(root)
-    result = root / machine / profile / "cnn_cifar10" / "pytorch.json"
+    result = next(root.glob("*/*/cnn_cifar10/pytorch.json"))      # (the reference may span machines)
+    machine, profile = result.parent.parent.parent.name, result.parent.parent.name
     data = json.loads(result.read_text())
     data["provenance"]["code"]["snippet_identity"] = "0" * 64            # measured other code
     result.write_text(json.dumps(data))
@@ -51,14 +53,15 @@ def test_a_changed_result_is_named_with_the_command_that_remeasures_only_it(proj
     data = json.loads(lesson.read_text())
     data["provenance"]["code"]["definition_identity"] = "0" * 64          # other settings
     lesson.write_text(json.dumps(data))
-    check = root / machine / profile / "_equivalence" / "gru_imdb.json"
+    check = next(root.glob("*/*/_equivalence/gru_imdb.json"))
     data = json.loads(check.read_text())
     data["cache_key"] = "0" * 64
     check.write_text(json.dumps(data))
     stale = reference.stale_rows(project, root)
     assert [str(row) for row in stale] == ["cnn_cifar10/pytorch", "momentum/chainer",
-                                           "gru_imdb (its equivalence check)"]
-    assert reference.refresh_command(stale) == 'make reference ROWS="cnn_cifar10/pytorch gru_imdb momentum/chainer"'
+                                           "gru_imdb/equivalence"]
+    assert reference.refresh_command(stale) == \
+        'make reference ROWS="cnn_cifar10/pytorch gru_imdb/equivalence momentum/chainer"'
 
 
 def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows(project):
@@ -66,6 +69,10 @@ def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows
         == [["--examples", "cnn_cifar10", "--lessons", "none", "--frameworks", "jax,pytorch"],
             ["--examples", "none", "--lessons", "momentum", "--frameworks", "chainer"],
             ["--examples", "gru_imdb", "--lessons", "none"]]
+    assert reference.selections(project, ["resnet50_features/equivalence", "gru_imdb/equivalence", "gru_imdb"]) \
+        == [["--examples", "gru_imdb", "--lessons", "none"],
+            ["--examples", "resnet50_features", "--lessons", "none", "--equivalence-only"]]
+    assert reference.measured_files(project, ["gru_imdb/equivalence"]) == ["_equivalence/gru_imdb.json"]
     assert reference.measured_files(project, ["momentum/chainer"]) == ["_lessons/momentum/chainer.json",
                                                                        "_lessons/momentum/chainer.ipynb"]
     with pytest.raises(SystemExit, match="'cnn/pytorch': no example or lesson 'cnn'"):

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rosetta import pages, results
+from rosetta.build import results
 from rosetta.project import Project
+from rosetta.site import pages
 
 
 def test_result_files_refuse_other_versions(tmp_path):
@@ -44,7 +45,7 @@ def test_a_damaged_result_file_is_named_with_its_problem(tmp_path, damage, probl
 def test_a_write_that_fails_leaves_the_stored_file_as_it_was(tmp_path):
     """A full disk: one error naming the path; the file already there is intact and no part file is left.
     The disk is /dev/full (every write to it fails with ENOSPC), where the new version is written first."""
-    from rosetta.files import UnwritableError, write_atomically
+    from rosetta.build.files import UnwritableError, write_atomically
     path = write_atomically(tmp_path / "store" / "a.json", '{"kept": true}')
     (tmp_path / "store" / "a.json.part").symlink_to("/dev/full")
     with pytest.raises(UnwritableError, match=f"cannot write {path}: the disk is full; what was stored"):
@@ -230,7 +231,7 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
 def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkeypatch):
     import sys
 
-    from rosetta.environments import EnvStatus
+    from rosetta.build.environments import EnvStatus
     from rosetta.project import Framework
     from rosetta.project import Project as P
     project = P(root=tmp_path)

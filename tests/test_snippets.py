@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from rosetta.build.snippets import SnippetError, check_alignment, parse
 from rosetta.project import load_example
-from rosetta.snippets import SnippetError, check_alignment, parse
 
 HEADER = textwrap.dedent("""\
     # ---
@@ -177,7 +177,7 @@ def test_the_timed_resnet_step_follows_a_warm_up_of_the_same_shape_only(project)
 
 def test_the_marker_regex_is_the_one_the_pages_mirror():
     """The pages' JavaScript copies this regex: a change here must be made there too."""
-    from rosetta.snippets import MARKER, marker_regex
+    from rosetta.build.snippets import MARKER, marker_regex
     assert MARKER == r"^\s*(#|//) \[([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)*)\](?: (.*))?$"
     python, javascript = marker_regex("python"), marker_regex("javascript")
     found = python.match("        # [batches, training-step] fit() does both")
@@ -192,7 +192,7 @@ def test_the_marker_regex_is_the_one_the_pages_mirror():
 def test_every_real_program_marks_the_parts_its_example_declares(project):
     """Each example declares parts; every program's steps are bands that start at the step's first line,
     follow each other without a gap and end at its last line, and name every declared part."""
-    from rosetta.snippets import language_of, step_parts
+    from rosetta.build.snippets import language_of, step_parts
     for example in project.examples():
         assert example.parts.get("model"), f"{example.name}: the model step has parts"
         for path in sorted({example.snippet_path(fw) for fw in project.frameworks()}):
@@ -212,7 +212,7 @@ def test_every_real_program_marks_the_parts_its_example_declares(project):
 
 
 def test_step_parts_gives_each_band_its_lines_and_text(project):
-    from rosetta.snippets import step_parts
+    from rosetta.build.snippets import step_parts
     example = project.example("cnn_cifar10")
     steps = {s.name: s for s in parse(example.snippet_path("keras"), example).steps}
     train = step_parts(steps["train"], "python", example.parts["train"])
@@ -319,7 +319,7 @@ def test_a_malformed_javascript_marker_is_reported(cnn_copy, project):
 
 
 def test_step_parts_raises_on_a_broken_rule(cnn_copy):
-    from rosetta.snippets import step_parts
+    from rosetta.build.snippets import step_parts
     path = cnn_copy.folder / "pytorch.py"
     path.write_text(path.read_text().replace("# [optimizer] ", "# "))
     model = next(s for s in parse(path, cnn_copy).steps if s.name == "model")

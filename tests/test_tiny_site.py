@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rosetta import build
+from rosetta.build import cli as build
 from rosetta.project import REPO_ROOT
 
 pytestmark = pytest.mark.site
@@ -615,9 +615,9 @@ def test_an_existing_python_is_used_instead_of_a_venv_and_a_bad_one_is_named(tin
 
 def test_kernels_listen_on_local_socket_files_not_tcp_ports(tiny, tmp_path):
     """Jupyter's IPC transport: the kernel's connection names socket files in a private folder."""
-    from rosetta.execute import execute
+    from rosetta.build.execute import execute
+    from rosetta.build.snippets import parse
     from rosetta.project import Project
-    from rosetta.snippets import parse
     project = Project(root=tiny["root"])
     example = project.example("tiny")
     script = tmp_path / "alpha.py"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rosetta import verdict
-from rosetta.verdict import RuleError, check_rule, judge
+from rosetta.build import verdict
+from rosetta.build.verdict import RuleError, check_rule, judge
 
 FASTER = {"claim": "b at least 1.2x faster", "metric": "seconds", "variant": "b", "baseline": "a",
           "effect": "ratio", "at_least": 1.2}
@@ -95,7 +95,8 @@ def test_a_gpu_rule_on_a_machine_without_a_gpu_needs_a_gpu_and_the_mirror():
 
 def test_a_gpu_rule_is_never_judged_on_numbers_measured_on_a_cpu():
     """Numbers that would hold: on a CPU machine the GPU rule still says it needs a GPU, and why."""
-    from rosetta import lesson_pages, results
+    from rosetta.build import results
+    from rosetta.site import lesson_pages
     box = {"cpu": "Test CPU", "cores": 2, "gpus": []}
     on_cpu = {"framework": "b", "status": "ok", "machine_label": "2-core Test CPU",
               "provenance": {"machine": box}, "variants": times([2.0, 2.1, 2.2], [1.0, 1.05, 1.1])}

@@ -199,7 +199,7 @@ EOF
 # the stack's description waits beside the folders until the name is known, then goes into its folder.
 machine_name() {
     "$PY" -c 'import sys; from pathlib import Path; from rosetta.project import Project
-from rosetta.results import this_machine
+from rosetta.build.results import this_machine
 print(this_machine(Project(root=Path.cwd(), results=Path(sys.argv[1])))[0])' "$OUT"
 }
 file_stack() { MACHINE="$(machine_name)"; mkdir -p "$OUT/$MACHINE"; mv "$OUT/.gpu-stack.json" "$OUT/$MACHINE/gpu-stack.json"; }

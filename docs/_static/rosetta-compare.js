@@ -1,12 +1,12 @@
 // Side by side: two frameworks' programs next to each other, step by step, with the lines that do the
 // same thing paired. The pairs come from the part marks the snippets carry (`# [loss] ...`, checked at
-// build time by rosetta/snippets.py), never from guessing by text. This script only rearranges what the
+// build time by rosetta/build/snippets.py), never from guessing by text. This script only rearranges what the
 // step tabs already hold: without JavaScript the tabs are the page.
 (() => {
   "use strict";
   const STORE = "rosetta-compare";          // localStorage: {mode: "tabs" | "pair", left, right}
   const PARAM = "compare";                  // ?compare=pytorch,keras opens the page with that pair
-  // The same rule as rosetta/snippets.py: a comment line alone, `# [id, id] text` (`//` in JavaScript).
+  // The same rule as rosetta/build/snippets.py: a comment line alone, `# [id, id] text` (`//` in JavaScript).
   const MARK = /^\s*(?:#|\/\/) \[([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)*)\](?: .*)?$/;
 
   const declared = (() => {                 // step -> its parts in reading order (pages.py writes them)

@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from .project import Example, Framework  # noqa: E402
+from ..project import Example, Framework  # noqa: E402
 
 
 def png(figure) -> bytes:

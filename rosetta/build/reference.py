@@ -6,8 +6,8 @@ machine recorded). `make reference` re-measures the stale rows only, here, and c
 `benchmarks/reference/<this machine>/`; `make reference ROWS="cnn_cifar10/pytorch momentum/chainer"`
 names rows itself.
 
-    python -m rosetta.reference            # list the stale rows and the command that refreshes them
-    python -m rosetta.reference --refresh [ROW ...]
+    python -m rosetta.build.reference            # list the stale rows and the command that refreshes them
+    python -m rosetta.build.reference --refresh [ROW ...]
 """
 from __future__ import annotations
 
@@ -19,9 +19,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
 from . import equivalence, lessons, results
-from .build import recorded_environments
-from .project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
+from .cli import recorded_environments
+
+
+CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class Row:
     profile: str
 
     def __str__(self) -> str:
-        return f"{self.name}/{self.row}" if self.row else f"{self.name} (its equivalence check)"
+        return f"{self.name}/{self.row}" if self.row else f"{self.name}/{CHECK}"
 
 
 def stored_profiles(root: Path) -> list[tuple[str, str]]:
@@ -84,7 +87,7 @@ def stale_rows(project: Project, root: Path) -> list[Row]:
 
 
 def refresh_command(rows: list[Row]) -> str:
-    names = sorted({f"{row.name}/{row.row}" if row.row else row.name for row in rows})
+    names = sorted({str(row) for row in rows})
     return f'make reference ROWS="{" ".join(names)}"'
 
 
@@ -93,11 +96,15 @@ def selections(project: Project, names: list[str]) -> list[list[str]]:
     examples = {ex.name for ex in project.examples()}
     lesson_names = {lesson.name for lesson in lessons.all_lessons(project)[0]}
     grouped: dict[str, list[str]] = {}
+    checks = []
     for name in names:
         target, _, row = name.partition("/")
         if target not in examples | lesson_names:
             raise SystemExit(f"error: {name!r}: no example or lesson {target!r} "
                              f"(examples: {', '.join(sorted(examples))}; lessons: {', '.join(sorted(lesson_names))})")
+        if row == CHECK and target in examples:
+            checks.append(target)
+            continue
         grouped.setdefault(target, [])
         if row:
             grouped[target].append(row)
@@ -106,6 +113,9 @@ def selections(project: Project, names: list[str]) -> list[list[str]]:
         which = ["--examples", target, "--lessons", "none"] if target in examples else \
             ["--examples", "none", "--lessons", target]
         out.append(which + (["--frameworks", ",".join(sorted(set(rows)))] if rows else []))
+    for target in checks:
+        if target not in grouped:        # (a whole example's build checks it anyway)
+            out.append(["--examples", target, "--lessons", "none", "--equivalence-only"])
     return out
 
 
@@ -115,7 +125,9 @@ def measured_files(project: Project, names: list[str]) -> list[str]:
     patterns = []
     for name in names:
         target, _, row = name.partition("/")
-        if target in examples:
+        if target in examples and row == CHECK:
+            patterns += [f"_equivalence/{target}.json"]
+        elif target in examples:
             patterns += [f"{target}/{row or '*'}.json", f"{target}/{row or '*'}.ipynb", f"_equivalence/{target}.json"]
         else:
             patterns += [f"{lessons.RESULTS_FOLDER}/{target}/{row or '*'}.json",
@@ -156,7 +168,7 @@ def main(argv=None) -> int:
             print(f"stale: {row} ({row.profile} on {row.machine})")
         print(f"re-measure only these, on a machine of the same kind: {refresh_command(stale)}")
         return 1
-    names = args.rows or sorted({f"{row.name}/{row.row}" if row.row else row.name for row in stale})
+    names = args.rows or sorted({str(row) for row in stale})
     if not names:
         print(f"{REFERENCE_RESULTS}: nothing stale, nothing named: nothing to measure")
         return 0

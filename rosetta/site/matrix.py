@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from . import results
+from ..build import results
+from ..build.verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
+from ..project import REFERENCE_RESULTS, Example, Framework, Project
 from .lesson_pages import BADGE, measured_with_gpu, rule_frameworks
 from .pages import REFERENCE_TEXT, STATUS_TEXT, LessonsInput, Writer, cell_text, doc_link, origin_text, other_results
-from .project import REFERENCE_RESULTS, Example, Framework, Project
-from .verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
 
 OWN_SIZES = "†"
 

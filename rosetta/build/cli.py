@@ -16,13 +16,14 @@ from pathlib import Path
 
 import nbformat
 
-from . import environments, equivalence, lessons, pages, results
-from .data.fetch import DataError, usable_in
+from ..data.fetch import DataError, usable_in
+from ..project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
+from ..settings import WEIGHTS_CHOICES, settings
+from ..site import pages
+from . import environments, equivalence, lessons, results
 from .execute import execute
 from .files import BuildBusy, BuildLock, UnwritableError, write_atomically
 from .phases import CLOCK
-from .project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
-from .settings import WEIGHTS_CHOICES, settings
 from .snippets import check_alignment, load_example_snippets
 
 BAD_STATUSES = ("failed", "timeout", "not-installed", "snippet-error", "data-error")
@@ -49,6 +50,9 @@ def parse_args(argv):
                              "several machines), executing nothing (make publish)")
     parser.add_argument("--no-equivalence", action="store_true",
                         help="skip the cross-framework equivalence checks (pages keep the last ones)")
+    parser.add_argument("--equivalence-only", action="store_true",
+                        help="run the selected examples' equivalence checks alone, none of their rows "
+                             "(make reference ROWS=<example>/equivalence)")
     parser.add_argument("--wait", type=float, default=0, metavar="SECONDS",
                         help="when another build is running in this checkout, wait this long for it (default: stop)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)
@@ -376,7 +380,8 @@ def measure(project: Project, all_examples: list[Example], examples: list[Exampl
             continue
         log(f"{example.name}:")
         chosen = selected if example.name in {ex.name for ex in examples} else set()
-        out.results[example.name] = build_example(project, example, all_frameworks, chosen, envs,
+        out.results[example.name] = build_example(project, example, all_frameworks,
+                                                  set() if args.equivalence_only else chosen, envs,
                                                   profile, machine, machine_info, args)
         if chosen and not args.no_equivalence:
             doing(f"checking the equivalence of {example.name}")

@@ -35,8 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..project import REPO_ROOT, Framework, Project, expand
 from .files import write_atomically
-from .project import REPO_ROOT, Framework, Project, expand
 
 MARKER = "rosetta-installed.json"
 LOCK_PYTHON = "3.11"          # the locks are universal (every platform), for this Python
@@ -398,6 +398,6 @@ def _ensure_existing(project: Project, fw: Framework, status: EnvStatus, log_pat
 
 
 if __name__ == "__main__":
-    # The build's own environment (make): python -m rosetta.environments VENV_PYTHON LOCK
+    # The build's own environment (make): python -m rosetta.build.environments VENV_PYTHON LOCK
     installed = install_lock(sys.argv[1], Path(sys.argv[2]), sys.stderr)
     print(f"installed {installed} packages from {sys.argv[2]}")

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import nbformat
 
-from . import charts, diagrams, environments, equivalence, identity, neutral, results
-from .files import write_atomically
-from .project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
-from .report import MIME_TYPE
-from .snippets import SnippetError, Step, group_steps, read_notebook
+from .. import neutral
+from ..build import environments, equivalence, identity, results
+from ..build.files import write_atomically
+from ..build.snippets import SnippetError, Step, group_steps, read_notebook
+from ..project import PROFILES, REFERENCE_RESULTS, Example, Framework, Project
+from ..report import MIME_TYPE
+from . import charts, diagrams
 
 GENERATED = "_gen"            # docs/_gen/, see Project.generated
 MAX_OUTPUT_LINES = 40

@@ -1,6 +1,6 @@
 """Pages of the lessons: an index table of claims and verdicts, and one page per lesson.
 
-Every verdict here is computed from stored measurements by rosetta/verdict.py when the page
+Every verdict here is computed from stored measurements by rosetta/build/verdict.py when the page
 is written; nothing on these pages is typed by hand except the lessons' own words.
 """
 from __future__ import annotations
@@ -11,8 +11,13 @@ from pathlib import Path
 
 import nbformat
 
-from . import charts, lessons, results
-from .lessons import Lesson
+from ..build import lessons, results
+from ..build.lessons import Lesson
+from ..build.snippets import SnippetError, group_steps, read_notebook
+from ..build.verdict import HOLDS, MIXED, NEEDS_GPU, NO_DIFFERENCE, NO_VERDICT, SMALLER, device_reason, judge
+from ..project import Framework, Project
+from ..report import MIME_TYPE
+from . import charts
 from .pages import (
     STATUS_TEXT,
     Writer,
@@ -27,10 +32,6 @@ from .pages import (
     sizes_text,
     without_local_paths,
 )
-from .project import Framework, Project
-from .report import MIME_TYPE
-from .snippets import SnippetError, group_steps, read_notebook
-from .verdict import HOLDS, MIXED, NEEDS_GPU, NO_DIFFERENCE, NO_VERDICT, SMALLER, device_reason, judge
 
 LESSON_STATUS = {**STATUS_TEXT, "needs-gpu": NEEDS_GPU}
 BADGE = {HOLDS: "success", SMALLER: "warning", NO_DIFFERENCE: "secondary", MIXED: "warning", NO_VERDICT: "dark"}

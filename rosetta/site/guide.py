@@ -15,8 +15,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..project import Example, Framework, Project
 from . import pages
-from .project import Example, Framework, Project
 
 SYSTEMS_FILE = "systems.toml"          # under docs/: the one hand-written source of the guide
 TEXT_FIELDS = ("id", "name", "made_by", "language", "graph", "distributed", "fate", "summary")

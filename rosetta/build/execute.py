@@ -24,7 +24,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
-from .report import MIME_TYPE
+from ..report import MIME_TYPE
 from .snippets import Snippet
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -18,10 +18,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import neutral
-from .equivalence import has_checks, spec_folder
-from .project import Example, Project
-from .settings import settings
+from .. import neutral
+from ..build.equivalence import has_checks, spec_folder
+from ..project import Example, Project
+from ..settings import settings
 
 
 class DiagramError(ValueError):

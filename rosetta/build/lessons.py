@@ -6,7 +6,7 @@ per framework (``<framework>.py``, cut into the lesson's steps, ending with one
 ``lesson.compare`` call). Scripts run like the benchmarks: in their framework's kernel, one
 at a time, cached by content, environment, profile and machine; a failure is recorded and
 shown, never fatal. Verdicts are computed from the stored numbers when the pages are written
-(rosetta/verdict.py), so no verdict is ever typed.
+(rosetta/build/verdict.py), so no verdict is ever typed.
 """
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from pathlib import Path
 
 import nbformat
 
+from ..data.fetch import DataError
+from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
 from . import environments, identity, results
-from .data.fetch import DataError
 from .execute import execute
 from .files import write_atomically
 from .phases import CLOCK
-from .project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
 from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
@@ -48,7 +48,7 @@ class Lesson:
     claim: str                 # the claim in one sentence, as the index shows it
     source: str                # where it comes from (the original study, a guide, our checks)
     variants: dict             # variant name -> what it is, in words
-    rules: tuple               # decision rules (rosetta/verdict.py)
+    rules: tuple               # decision rules (rosetta/build/verdict.py)
     profiles: dict             # profile -> sizes; repeats and warmup included
     settings: dict = field(default_factory=dict)
     steps: tuple = DEFAULT_STEPS
@@ -296,15 +296,15 @@ def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], 
 
 def lesson_settings(lesson: Lesson, profile: str):
     """The settings a data module's prepare() reads (vocabulary size...), as the scripts see them."""
-    from .lesson import settings
+    from ..lesson import settings
     return settings(lesson.name, profile, root=lesson.folder.parent)
 
 
 def main(argv=None) -> int:
-    """python -m rosetta.lessons [LESSON...] [--profile P]: the verdicts of the stored results, as text."""
+    """python -m rosetta.build.lessons [LESSON...] [--profile P]: the verdicts of the stored results, as text."""
     import argparse
 
-    from .project import resolve_profile
+    from ..project import resolve_profile
     from .verdict import device_reason, judge
     parser = argparse.ArgumentParser(description="Print the verdicts of the lessons' stored results.")
     parser.add_argument("lessons", nargs="*")

@@ -13,7 +13,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from .project import PART_ID, SUFFIXES, Example, Framework
+from ..project import PART_ID, SUFFIXES, Example, Framework
 
 
 class SnippetError(Exception):
