@@ -461,14 +461,6 @@ def find_published(folders: list[Path], profile: str | None) -> tuple[list[tuple
     return found, problems
 
 
-def recorded_environments(records: dict) -> dict:
-    """The environments a measuring build recorded (environments.json), as the pages read them."""
-    return {name: environments.EnvStatus(name, ok=bool(rec.get("ok")), reason=rec.get("reason", ""),
-                                         fingerprint=rec.get("fingerprint") or {},
-                                         existing_python=rec.get("existing_python", ""))
-            for name, rec in records.items()}
-
-
 def mark_stale_by_code(measured: Measured, examples: list[Example], frameworks: list[Framework],
                        all_lessons: list) -> None:
     """Results measured on another machine are stale when this checkout's code differs from the code
@@ -552,12 +544,15 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
             print("error: no readable results in " + ", ".join(map(str, published)), file=sys.stderr)
             return 2
         rank = {p: i for i, p in enumerate(reversed(PROFILES))}        # full first, then cpu, then smoke
-        root, machine, profile = min(found, key=lambda f: (published.index(f[0]), rank[f[2]]))
+        # (Of one folder's machines, the one with most benchmark rows: a check re-measured alone on another
+        # machine of the kind sits beside the machine that measured the rows.)
+        root, machine, profile = min(found, key=lambda f: (published.index(f[0]), rank[f[2]],
+                                                           -results.rows_measured(f[0] / f[1] / f[2])))
         machine_info, records = results.load_machine(root, machine)
         machine_info["results_folder"] = str(root)        # (the pages say where their own column came from)
         others = [f for f in published if f != root]
         project = replace(project, results=root, extra_results=(*others, *project.extra_results))
-        envs, selected = recorded_environments(records), set()
+        envs, selected = results.recorded_environments(records), set()
         log(f"publishing from {len(found)} machine/profile result folder(s); pages' own: {machine}, {profile}")
     else:
         with CLOCK.timing("environments"):

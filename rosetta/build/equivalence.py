@@ -329,13 +329,30 @@ class Runner:
 
 def previous(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],
              envs: dict) -> dict | None:
-    """The last result on record (for pages of examples this build did not check), marked stale
-    when what it depends on has changed since."""
+    """The last check on record, for the pages of examples this build did not check: this machine's, else
+    the newest that another machine of the results folders made at this profile (a check re-measured alone
+    on another machine of the kind; the reference's, beside a new machine's first build). Marked stale when
+    what it depends on has changed since, judged with the environments its own machine recorded."""
     data = stored(result_path(project, machine, profile, example.name))
     if data is not None:
         data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
                                                            envs, profile, machine)
-    return data
+        return data
+    elsewhere = []
+    for root in results.results_roots(project):
+        for path in sorted(root.glob(f"*/{profile}/{RESULTS_FOLDER}/{example.name}.json")):
+            other = path.parent.parent.parent.name
+            data = stored(path)
+            if (root, other) == (project.results.resolve(), machine) or data is None:
+                continue
+            try:
+                recorded = results.recorded_environments(results.load_machine(root, other)[1])
+            except results.ResultFileError:
+                continue
+            data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
+                                                               recorded, profile, other)
+            elsewhere.append(data)
+    return max(elsewhere, key=lambda d: d.get("date", ""), default=None)
 
 
 # The fields of an equivalence result that the pages and the next build read.

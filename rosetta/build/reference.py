@@ -21,8 +21,6 @@ from pathlib import Path
 
 from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
 from . import equivalence, lessons, results
-from .cli import recorded_environments
-
 
 CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
 
@@ -72,7 +70,7 @@ def stale_rows(project: Project, root: Path) -> list[Row]:
             if result is None or results.code_changed(result, lessons.lesson_code(lesson, fw)):
                 stale.append(Row("lesson", lesson.name, fw.name, machine, profile))
         try:
-            envs = recorded_environments(results.load_machine(root, machine)[1])
+            envs = results.recorded_environments(results.load_machine(root, machine)[1])
         except results.ResultFileError:
             envs = {}
         stored_project = Project(root=project.root, results=root)

@@ -340,6 +340,19 @@ def save_machine(project: Project, machine: str, description: dict) -> None:
     write_json(project.results / machine / "machine.json", description)
 
 
+def recorded_environments(records: dict) -> dict:
+    """The environments a measuring build recorded (environments.json), as the pages read them."""
+    return {name: environments.EnvStatus(name, ok=bool(rec.get("ok")), reason=rec.get("reason", ""),
+                                         fingerprint=rec.get("fingerprint") or {},
+                                         existing_python=rec.get("existing_python", ""))
+            for name, rec in records.items()}
+
+
+def rows_measured(profile_folder: Path) -> int:
+    """How many benchmark rows a machine's profile folder holds (its _lessons and _equivalence aside)."""
+    return sum(1 for path in profile_folder.glob("*/*.json") if not path.parent.name.startswith("_"))
+
+
 def results_roots(project: Project) -> list[Path]:
     """Where results are read from: this build's folder first, then the folders given to
     --from-results, then the reference results kept in the repository."""

@@ -870,11 +870,13 @@ def notebook_page(project: Project, example: Example, fw: Framework, result: dic
             output.get("data", {}).pop(MIME_TYPE, None)
             if output.get("output_type") == "stream":
                 output["text"] = without_local_paths(output.get("text", ""))
-    header = nbformat.v4.new_markdown_cell("\n\n".join(info))
+    # Fixed ids (nbformat would draw random ones): the same results make the same notebook, byte for byte.
+    header = nbformat.v4.new_markdown_cell("\n\n".join(info), id="rosetta-provenance")
     position = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" \
         and notebook.cells[0].source.startswith("#") else 0
     if position == 0:
-        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {example.short_title}: {fw.label}"))
+        notebook.cells.insert(0, nbformat.v4.new_markdown_cell(f"# {example.short_title}: {fw.label}",
+                                                               id="rosetta-title"))
         position = 1
     notebook.cells.insert(position, header)
     writer.write(f"{relative}.ipynb", nbformat.writes(notebook))
