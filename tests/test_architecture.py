@@ -17,10 +17,18 @@ def module_name(path: Path) -> str:
 
 def imports(path: Path, name: str = "") -> set[str]:
     """Every module a file imports (relative imports resolved), at any depth of the file."""
+    return imports_in(ast.parse(path.read_text()), package_of(path, name))
+
+
+def package_of(path: Path, name: str = "") -> str:
     name = name or module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imports_in(tree: ast.AST, package: str) -> set[str]:
+    """The modules the import statements under a node name, relative ones resolved against `package`."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -76,3 +84,62 @@ def test_the_rule_can_fail(tmp_path):
     module.write_text("def f():\n    from ..build import results\n")
     assert "rosetta.build.results" in imports(module, "rosetta.data.x")
     assert side("rosetta.build.results") == "build"
+
+
+def rosetta_imports(path: Path) -> set[str]:
+    """The rosetta modules a file imports (a `from . import x` counted as module x where x is one)."""
+    return {name for name in imports(path) if name in MODULES} - {module_name(path)}
+
+
+def cycle_in(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of the graph (the modules in order, the first repeated at the end), or []."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node], found = "open", []
+        path.append(node)
+        for other in sorted(graph.get(node, ())):
+            if state.get(other) == "open":
+                return path[path.index(other):] + [other]
+            if other not in state and (found := visit(other)):
+                return found
+        state[node] = "done"
+        path.pop()
+        return found
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_import_cycle_among_rosetta_s_modules():
+    """Imports anywhere in a file count: one inside a function only hides a circle."""
+    graph = {name: rosetta_imports(path) for name, path in MODULES.items()}
+    assert cycle_in(graph) == [], " -> ".join(cycle_in(graph))
+
+
+def test_the_cycle_check_can_fail():
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle_in({"a": {"b"}, "b": set()}) == []
+
+
+def imports_inside_functions(path: Path, name: str = "") -> set[str]:
+    """The rosetta modules a file imports inside a function (relative imports resolved)."""
+    package = package_of(path, name)
+    return {imported for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            for imported in imports_in(node, package) if imported.split(".")[0] == "rosetta"}
+
+
+def test_the_site_side_imports_rosetta_at_the_top_of_its_files_only():
+    for name, path in MODULES.items():
+        if side(name) == "site":
+            assert not imports_inside_functions(path), f"{name} imports {imports_inside_functions(path)} in a function"
+
+
+def test_the_inside_function_rule_can_fail(tmp_path):
+    module = tmp_path / "x.py"
+    module.write_text("import json\n\n\ndef f():\n    from . import guide\n    import json\n")
+    assert imports_inside_functions(module, "rosetta.site.x") == {"rosetta.site", "rosetta.site.guide"}

@@ -4,7 +4,8 @@ import pytest
 
 from rosetta.build import results
 from rosetta.project import Project
-from rosetta.site import guide, pages
+from rosetta.site import benchmark_page, framework_page, gather, guide, systems
+from rosetta.site.gather import Columns
 
 # Every system the brief of the guide names, by id.
 REQUIRED_IDS = {"caffe", "caffe2", "tensorflow", "torch7", "pytorch", "theano", "lasagne", "keras", "mxnet", "cntk",
@@ -87,33 +88,33 @@ RESULTS = {"tiny": {"alpha": result("alpha"), "beta": result("beta", "failed")},
 
 
 def problems(project: Project) -> str:
-    with pytest.raises(guide.SystemsError) as info:
-        guide.load_systems(project)
+    with pytest.raises(systems.SystemsError) as info:
+        systems.load_systems(project)
     return str(info.value)
 
 
 # --- the real project ------------------------------------------------------------------------------
 
 def test_the_real_data_file_validates_and_covers_every_row_and_every_label(project):
-    systems = guide.load_systems(project)
-    ids = {system.id for system in systems}
+    found = systems.load_systems(project)
+    ids = {system.id for system in found}
     assert REQUIRED_IDS <= ids, f"missing: {REQUIRED_IDS - ids}"
-    rows = {row for system in systems for row in system.rows}
+    rows = {row for system in found for row in system.rows}
     assert rows == {fw.name for fw in project.frameworks()}, "every row of the project belongs to one system"
-    labels = {label for system in systems for label in system.original}
-    assert guide.known_labels(project.examples()) <= labels, "every system of the original's tables has an entry"
-    assert guide.system_of_row(systems, "mxnet-module").id == "mxnet"
-    assert guide.system_of_row(systems, "theano").nearest == ("Lasagne", "Keras(Theano)")
+    labels = {label for system in found for label in system.original}
+    assert systems.known_labels(project.examples()) <= labels, "every system of the original's tables has an entry"
+    assert systems.system_of_row(found, "mxnet-module").id == "mxnet"
+    assert systems.system_of_row(found, "theano").nearest == ("Lasagne", "Keras(Theano)")
 
 
 def test_the_real_references_keep_the_benchmark_tables_and_carry_every_figure(project):
     by_name = {example.name: example for example in project.examples()}
-    cnn = guide.original_figures(by_name["cnn_cifar10"])
+    cnn = systems.original_figures(by_name["cnn_cifar10"])
     assert cnn["Lasagne"] == [253, 65] and cnn["Gluon"] == [152, 57] and cnn["MXNet"] == [145, 52]
-    assert len(cnn) == 13 and len(guide.original_figures(by_name["resnet50_features"])) == 11
-    assert len(guide.original_figures(by_name["gru_imdb"])) == 8
+    assert len(cnn) == 13 and len(systems.original_figures(by_name["resnet50_features"])) == 11
+    assert len(systems.original_figures(by_name["gru_imdb"])) == 8
     example = by_name["cnn_cifar10"]
-    table = pages.results_table(example, project.frameworks(), [("box", "cpu")], {}, {})
+    table = benchmark_page.results_table(example, project.frameworks(), Columns([("box", "cpu")], {}, {}))
     pytorch = next(line for line in table.splitlines() if line.startswith("| PyTorch"))
     assert pytorch.rstrip(" |").endswith("2,958 · 9,801"), "the benchmark table shows the row's figures, as rates"
 
@@ -166,14 +167,14 @@ def test_other_mistakes_are_named(tiny):
 # --- status, matrix, pages --------------------------------------------------------------------------
 
 def test_status_comes_from_this_build_s_results(tiny):
-    systems = {system.id: system for system in guide.load_systems(tiny)}
-    assert guide.status_of(systems["alpha"], RESULTS).kind == "runs"
-    assert guide.status_of(systems["beta"], RESULTS).kind == "fails here"
-    assert guide.status_of(systems["gamma"], RESULTS) == guide.Status("cannot install", "no wheel for this Python")
-    assert guide.status_of(systems["delta"], RESULTS).kind == "installs"
+    by_id = {system.id: system for system in systems.load_systems(tiny)}
+    assert systems.status_of(by_id["alpha"], RESULTS).kind == "runs"
+    assert systems.status_of(by_id["beta"], RESULTS).kind == "fails here"
+    assert systems.status_of(by_id["gamma"], RESULTS) == systems.Status("cannot install", "no wheel for this Python")
+    assert systems.status_of(by_id["delta"], RESULTS).kind == "installs"
     not_installed = {"tiny": {"beta": result("beta", "not-installed", reason="environment not set up")}}
-    assert guide.status_of(systems["beta"], not_installed).kind == "not installed"
-    assert guide.status_of(systems["beta"], {}).kind == "not run"
+    assert systems.status_of(by_id["beta"], not_installed).kind == "not installed"
+    assert systems.status_of(by_id["beta"], {}).kind == "not run"
 
 
 def test_the_coverage_matrix_says_not_written_where_a_script_is_missing(tiny):
@@ -229,14 +230,14 @@ def test_a_file_that_does_not_validate_is_shown_on_the_guide_page(tiny, capsys):
 
 def test_framework_pages_put_the_original_s_figures_beside_this_build_s_as_rates(tiny):
     alpha, beta = tiny.frameworks()
-    lines = pages.history_section(tiny, alpha, tiny.examples(), RESULTS)
+    lines = framework_page.history_section(gather.history(tiny, alpha, tiny.examples(), RESULTS))
     text = "\n".join(lines)
     assert "this build ran profile `smoke` on Box" in text and "the 100 samples of the original's run" in text
     row = next(line for line in lines if line.startswith("| Tiny"))
     # The original: 100 samples in 10 s (K80) and 5 s (P100); this build: 100 samples in 2 s.
     assert row == "| Tiny | train, samples/s | 10 (10 s) | 20 (5 s) | 50 (100 samples in 2.00 s) |"
     assert "Tiny: the original reported 75.0% test accuracy after its full run; this build 50.0%" in text
-    beta_text = "\n".join(pages.history_section(tiny, beta, tiny.examples(), RESULTS))
+    beta_text = "\n".join(framework_page.history_section(gather.history(tiny, beta, tiny.examples(), RESULTS)))
     assert "The original study had no Beta row. Its nearest rows there, from {doc}`Beta in the guide" in beta_text
     assert "| Gamma | Tiny | K80 20 s, P100 – |" in beta_text
 
@@ -244,7 +245,8 @@ def test_framework_pages_put_the_original_s_figures_beside_this_build_s_as_rates
 def test_a_row_without_any_figure_or_neighbour_says_so(tiny):
     write_systems(tiny.root, {"beta": entry("beta", 'name = "Beta"\nrows = ["beta"]\noriginal = []')})
     beta = tiny.frameworks()[1]
-    text = "\n".join(pages.history_section(tiny, beta, tiny.examples(), RESULTS))
+    text = "\n".join(framework_page.history_section(gather.history(tiny, beta, tiny.examples(), RESULTS)))
     assert "The original study had no Beta row. Nor any row near it (see {doc}`Beta in the guide" in text
     (tiny.docs / "systems.toml").unlink()
-    assert pages.history_section(tiny, beta, tiny.examples(), RESULTS)[2] == "The original study had no Beta row."
+    lines = framework_page.history_section(gather.history(tiny, beta, tiny.examples(), RESULTS))
+    assert lines[2] == "The original study had no Beta row."

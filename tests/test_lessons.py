@@ -167,12 +167,17 @@ def table_rows(text: str, header: str) -> list[list[str]]:
 
 def pages_without_results(project, tmp_path, machine_info):
     from rosetta.project import Project
-    from rosetta.site import lesson_pages, pages
+    from rosetta.site import gather, lesson_pages, markup
     # No results anywhere: an empty results folder, and no reference results beside it.
     empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
     found, _ = lessons.all_lessons(project)
-    writer = pages.Writer(tmp_path / "gen")
-    lesson_pages.write(empty, found, project.frameworks(), {}, [], "test-box", machine_info, "cpu", writer)
+    writer = markup.Writer(tmp_path / "gen")
+    site = gather.SiteInput(empty, [], project.frameworks(), {}, {}, "cpu", "test-box", machine_info,
+                            lessons=gather.LessonsInput(found, {}, []))
+    for view in gather.lesson_pages(site):
+        lesson_pages.render_lesson(view, writer)
+    for view in gather.lesson_index(site):
+        lesson_pages.render_index(view, writer)
     return found, tmp_path / "gen"
 
 
@@ -216,15 +221,15 @@ def test_a_measuring_build_without_a_result_says_it_was_not_measured(project, tm
 def test_a_benchmark_pages_lesson_list_shows_verdicts_and_the_machine_that_judged(project, tmp_path):
     from rosetta.build import results
     from rosetta.project import Project
-    from rosetta.site import lesson_pages
-    from rosetta.site.pages import LessonsInput
+    from rosetta.site import gather, verdicts
+    from rosetta.site.gather import LessonsInput
     empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
     found, _ = lessons.all_lessons(project)
     measured = {"native_layouts": {"pytorch": {
         "framework": "pytorch", "status": "ok", "machine_label": "2-core Judge CPU", "provenance": {"machine": BOX},
         "variants": {"channels_first": {"seconds": [2.0, 2.1, 2.2]}, "channels_last": {"seconds": [1.0, 1.05, 1.1]}}}}}
-    listed = "\n".join(lesson_pages.related_lessons(empty, LessonsInput(found, measured, []), "cnn_cifar10",
-                                                     project.frameworks(), "test-box", BOX, "cpu"))
+    evidence = gather.lesson_evidence(empty, LessonsInput(found, measured, []), project.frameworks(), "test-box", "cpu")
+    listed = "\n".join(verdicts.related_lessons(evidence, "cnn_cifar10", BOX, "cpu"))
     layouts = next(line for line in listed.splitlines() if "native_layouts>" in line)
     assert "(verdicts judged on 2-core Judge CPU, profile cpu)" in layouts
     claims = [line for line in listed.splitlines() if line.startswith("  - claim: on a")]

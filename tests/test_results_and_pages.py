@@ -8,7 +8,8 @@ import pytest
 
 from rosetta.build import results
 from rosetta.project import Project
-from rosetta.site import pages
+from rosetta.site import benchmark_page, framework_page, gather, markup
+from rosetta.site.gather import Columns
 
 
 def test_result_files_refuse_other_versions(tmp_path):
@@ -89,21 +90,21 @@ def test_cache_key_changes_with_snippet_env_profile(project, tmp_path):
 def test_summary_and_time_format():
     summary = results.summarise([3.0, 1.0, 2.0])
     assert (summary["median"], summary["min"], summary["max"]) == (2.0, 1.0, 3.0)
-    assert pages.time_summary(summary) == "2.00 s (median of 3; 1.00–3.00)"
-    assert pages.time_summary(results.summarise([12.345])) == "12.3 s"
+    assert markup.time_summary(summary) == "2.00 s (median of 3; 1.00–3.00)"
+    assert markup.time_summary(results.summarise([12.345])) == "12.3 s"
 
 
 def test_fence_outlasts_backticks_and_table_cells_are_safe():
-    assert pages.fence("a ```` b").startswith("`````")
-    assert pages.cell_text("a | b\nc") == "a \\| b c"
+    assert markup.fence("a ```` b").startswith("`````")
+    assert markup.cell_text("a | b\nc") == "a \\| b c"
 
 
 def test_writer_writes_only_changes_and_removes_leftovers(tmp_path):
-    writer = pages.Writer(tmp_path)
+    writer = markup.Writer(tmp_path)
     writer.write("a.md", "one")
     writer.write("sub/b.md", "two")
     assert writer.finish() == 2
-    writer = pages.Writer(tmp_path)
+    writer = markup.Writer(tmp_path)
     writer.write("a.md", "one")
     assert writer.finish() == 1          # b.md removed, a.md untouched
     assert not (tmp_path / "sub").exists() and (tmp_path / "a.md").read_text() == "one"
@@ -111,18 +112,18 @@ def test_writer_writes_only_changes_and_removes_leftovers(tmp_path):
 
 def test_outputs_text_is_capped():
     cell = {"outputs": [{"output_type": "stream", "text": "\n".join(str(i) for i in range(100))}]}
-    text = pages.outputs_text([cell])
+    text = markup.outputs_text([cell])
     assert text.splitlines()[-1].startswith("… 60 more lines")
 
 
 def test_messages_are_escaped_not_read_as_markup():
     message = "provide cifar10-jpeg/{train,test}/<class>/<image> in __init__.py [1] a|b *x*"
-    escaped = pages.escape(message)
+    escaped = markup.escape(message)
     for raw in ("<class>", "__init__", "[1]", "*x*", "/{train"):
         assert raw not in escaped
     # Every escape is a backslash before the very character: the reader sees the message unchanged.
     assert escaped.replace("\\", "") == message
-    assert pages.cell_text("a <b>\nc") == "a \\<b\\> c"
+    assert markup.cell_text("a <b>\nc") == "a \\<b\\> c"
 
 
 def _record(machine, framework, seconds, accuracy, status="ok"):
@@ -148,8 +149,8 @@ def test_results_table_has_a_row_per_framework_and_machine(project):
                  ("gpu-box", "full", "reference"): {frameworks[1].name: {
                      **_record("gpu-box", frameworks[1].name, 1.5, 0.8), "stale": True}}}
     labels = {"box-a": "2-core Machine A", "box-b": "Machine B", "gpu-box": "NVIDIA H200 (143771 MiB, driver 1)"}
-    table = pages.results_table(example, frameworks, columns, by_column, labels,
-                                origins={("gpu-box", "full", "reference"): "reference results"})
+    table = benchmark_page.results_table(example, frameworks, Columns(
+        columns, by_column, labels, origins={("gpu-box", "full", "reference"): "reference results"}))
     legend_header, legend = table_rows(table.split(":::{container} rosetta-results")[0])
     assert legend_header == ["#", "Machine", "float32 peak", "Profile and sizes", "Runs", "Source", "Measured", "Stale"]
     assert [row[:2] for row in legend] == [["[1]", "2-core Machine A (`box-a`)"], ["[2]", "Machine B (`box-b`)"],
@@ -171,7 +172,8 @@ def test_results_table_has_a_row_per_framework_and_machine(project):
     assert all(row[-1] == "" for row in [*others, *second[1:]]), "the original's figures on a framework's first row"
     # PyTorch's 169 s and 51 s for 10 epochs of 499,840 images: 2,958 and 9,801 images/s
     pytorch = project.framework("pytorch")
-    table = pages.results_table(example, [pytorch], [("box-a", "cpu")], {("box-a", "cpu"): {}}, labels)
+    table = benchmark_page.results_table(example, [pytorch],
+                                         Columns([("box-a", "cpu")], {("box-a", "cpu"): {}}, labels))
     header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert rows[0][-1] == "2,958 · 9,801"
     assert "Machine" not in header, "one machine: the legend names it, no column repeats it"
@@ -194,14 +196,16 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
                                "sizes": {"train_images": 2560}, "repeats": 3, "date": "2026-11-30T20:00:00",
                                "snippet_sha256": snippet_sha, "plain_sha256": results.file_sha256(plain)}}
 
-    current = pages.fairness_section(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw)))])
+    current = framework_page.fairness_section(
+        fw, gather.fairness(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw)))]))
     row = next(line for line in current if line.startswith("| CNN"))
     assert "| 5.50 (5.00–6.00) | 4.50 (5.00–6.00) | 4.40 (5.00–6.00) | 1.25 | snippet \\>10 % slower |" in row
     assert "2-core Some" in row
-    old = pages.fairness_section(project, fw, examples, [entry("0" * 64)])
+    old = framework_page.fairness_section(fw, gather.fairness(project, fw, examples, [entry("0" * 64)]))
     assert "(stale: the code changed since)" in next(line for line in old if line.startswith("| CNN"))
-    assert "Not measured on any machine yet." in pages.fairness_section(project, project.framework("mxnet"),
-                                                                        examples, [entry("x")])
+    mxnet = project.framework("mxnet")
+    assert "Not measured on any machine yet." in framework_page.fairness_section(
+        mxnet, gather.fairness(project, mxnet, examples, [entry("x")]))
 
 
 def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_rate(project):
@@ -210,7 +214,8 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     record = _record("box", fw.name, 10.0, 0.5)            # 10 images/s
     columns = [("box", "cpu"), ("other", "cpu")]
     by_column = {("box", "cpu"): {fw.name: record}, ("other", "cpu"): {fw.name: {**record, "machine": "other"}}}
-    table = pages.results_table(example, [fw], columns, by_column, {}, {"box": {"gflops": 100.0}}, 2e9)
+    table = benchmark_page.results_table(example, [fw], Columns(columns, by_column, {},
+                                                                peaks={"box": {"gflops": 100.0}}), 2e9)
     table = table.split(":::{container} rosetta-results")[1]
     header, rows = table_rows(table)
     assert "% of peak" in header
@@ -218,14 +223,14 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     assert rows[1][header.index("% of peak")] == "", "no rate on record for the other machine"
     # The same machine's reference results carry the rate of their own machine.json, not this build's.
     reference = ("box", "cpu", "reference")
-    table = pages.results_table(example, [fw], [("box", "cpu"), reference],
-                                {("box", "cpu"): {fw.name: record}, reference: {fw.name: record}}, {},
-                                {("box", "cpu"): {"gflops": 100.0}, reference: {"gflops": 50.0}}, 2e9)
+    table = benchmark_page.results_table(example, [fw], Columns(
+        [("box", "cpu"), reference], {("box", "cpu"): {fw.name: record}, reference: {fw.name: record}}, {},
+        peaks={("box", "cpu"): {"gflops": 100.0}, reference: {"gflops": 50.0}}), 2e9)
     legend_header, legend = table_rows(table.split(":::{container} rosetta-results")[0])
     assert [row[2] for row in legend] == ["100 GFLOP/s", "50 GFLOP/s"], "each machine's own rate, in its legend row"
     header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert [row[header.index("% of peak")] for row in rows] == ["20.0%", "40.0%"]
-    assert pages.peak_fraction(record, None, {"gflops": 1.0}) is None
+    assert benchmark_page.peak_fraction(record, None, {"gflops": 1.0}) is None
 
 
 def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkeypatch):
@@ -258,6 +263,6 @@ def test_the_legend_names_the_rows_with_random_weights_unless_all_are():
     labels = {"jax": "JAX", "pytorch": "PyTorch"}
     zoo = "pretrained (the model zoo's ImageNet weights)"
     mixed = {"pytorch": run(zoo), "jax": run("random weights (seeded): Flax has no ImageNet model zoo")}
-    assert pages.random_weights(mixed, labels) == ", **random weights** for JAX"
-    assert pages.random_weights({"jax": mixed["jax"]}, labels) == ", **random weights**"
-    assert pages.random_weights({"pytorch": run(zoo), "jax": run("random", "failed")}, labels) == ""
+    assert benchmark_page.random_weights(mixed, labels) == ", **random weights** for JAX"
+    assert benchmark_page.random_weights({"jax": mixed["jax"]}, labels) == ", **random weights**"
+    assert benchmark_page.random_weights({"pytorch": run(zoo), "jax": run("random", "failed")}, labels) == ""

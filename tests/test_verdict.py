@@ -96,20 +96,20 @@ def test_a_gpu_rule_on_a_machine_without_a_gpu_needs_a_gpu_and_the_mirror():
 def test_a_gpu_rule_is_never_judged_on_numbers_measured_on_a_cpu():
     """Numbers that would hold: on a CPU machine the GPU rule still says it needs a GPU, and why."""
     from rosetta.build import results
-    from rosetta.site import lesson_pages
+    from rosetta.site import verdicts
     box = {"cpu": "Test CPU", "cores": 2, "gpus": []}
     on_cpu = {"framework": "b", "status": "ok", "machine_label": "2-core Test CPU",
               "provenance": {"machine": box}, "variants": times([2.0, 2.1, 2.2], [1.0, 1.05, 1.1])}
-    badge, why = lesson_pages.verdict_cell({**FASTER, "device": "gpu"}, on_cpu, "one", box)
+    badge, why = verdicts.verdict_cell({**FASTER, "device": "gpu"}, on_cpu, "one", box)
     assert badge == "{bdg-dark}`needs a GPU`" and "judged only on a machine with one" in why
     assert "2-core Test CPU has none" in why
-    assert lesson_pages.verdict_cell({**FASTER, "device": "cpu"}, on_cpu, "one", box)[0] == "{bdg-success}`holds`"
+    assert verdicts.verdict_cell({**FASTER, "device": "cpu"}, on_cpu, "one", box)[0] == "{bdg-success}`holds`"
     # Read on a CPU machine, a result measured on a GPU machine is judged by its own machine's GPU.
     gpu_box = {"cpu": "x", "cores": 16, "gpus": [{"name": "NVIDIA H200"}]}
     on_gpu = {**on_cpu, "machine_label": "NVIDIA H200", "provenance": {"machine": gpu_box}}
-    assert lesson_pages.verdict_cell({**FASTER, "device": "gpu"}, on_gpu, "one", box)[0] == "{bdg-success}`holds`"
-    badge, why = lesson_pages.verdict_cell({**FASTER, "device": "cpu"}, on_gpu, "one", box)
+    assert verdicts.verdict_cell({**FASTER, "device": "gpu"}, on_gpu, "one", box)[0] == "{bdg-success}`holds`"
+    badge, why = verdicts.verdict_cell({**FASTER, "device": "cpu"}, on_gpu, "one", box)
     assert badge == f"{{bdg-dark}}`{verdict.NEEDS_CPU}`" and "NVIDIA H200 has one" in why
     # No result at all: the rule's device is still the first reason.
-    assert lesson_pages.verdict_cell({**FASTER, "device": "gpu"}, None, "one", box)[0] == "{bdg-dark}`needs a GPU`"
-    assert results.machine_label(box) in lesson_pages.verdict_cell(FASTER, None, "one", box)[1]
+    assert verdicts.verdict_cell({**FASTER, "device": "gpu"}, None, "one", box)[0] == "{bdg-dark}`needs a GPU`"
+    assert results.machine_label(box) in verdicts.verdict_cell(FASTER, None, "one", box)[1]

@@ -19,7 +19,7 @@ import nbformat
 from ..data.fetch import DataError, usable_in
 from ..project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
 from ..settings import WEIGHTS_CHOICES, settings
-from ..site import pages
+from ..site import gather, pages
 from . import environments, equivalence, lessons, results
 from .execute import execute
 from .files import BuildBusy, BuildLock, UnwritableError, write_atomically
@@ -588,7 +588,7 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
         with CLOCK.timing("pages"):
             written = pages.write_site(project, all_examples, all_frameworks, measured.results, envs,
                                        profile, machine, machine_info, measured.checked,
-                                       pages.LessonsInput(all_lessons, measured.lessons, lesson_problems))
+                                       gather.LessonsInput(all_lessons, measured.lessons, lesson_problems))
         log(f"pages: {written} written or updated")
         if not args.no_sphinx:
             output = (args.output or project.build / "html").resolve()

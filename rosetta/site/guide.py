@@ -1,291 +1,44 @@
-"""The guide to every framework: docs/systems.toml -> docs/_gen/guide.md and docs/_gen/guide/<id>.md.
-
-Every system of the original study and of the survey of its time has an entry in docs/systems.toml:
-who made it, in what language, what kind of graph, what it offered for several machines, where it
-went. A system that rows of this project run gets its status from this build's results (never typed
-in the file); one without a row says whether it installs here or why it cannot. The guide page
-opens with a coverage matrix, system x benchmark; each system has a page of its own with its
-evidence and the original study's figures for it (snippets/<example>/example.toml [reference]).
+"""The guide to every framework: docs/_gen/guide.md (the coverage matrix, system x benchmark) and
+docs/_gen/guide/<id>.md (each system's evidence and the original study's figures for it), from the
+guide's view (gather.py reads docs/systems.toml, systems.py validates it and computes each status).
 """
 from __future__ import annotations
 
 import re
-import sys
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..project import Example, Framework, Project
-from . import pages
+from . import gather
+from .gather import GuideView
+from .markup import Writer, cell_text, doc_link, escape, metric_text, notebook_doc, time_summary
+from .systems import (
+    LEGEND,
+    SYSTEMS_FILE,
+    System,
+    column_names,
+    coverage,
+    figure_text,
+    has_figure,
+    label_of,
+    matrix_cell,
+    original_figures,
+    row_state,
+    status_of,
+)
 
-SYSTEMS_FILE = "systems.toml"          # under docs/: the one hand-written source of the guide
-TEXT_FIELDS = ("id", "name", "made_by", "language", "graph", "distributed", "fate", "summary")
-TYPED = {"installs": "install", "cannot-install": "reason"}     # a typed status and the field it needs
-KNOWN_FIELDS = {*TEXT_FIELDS, "original", "nearest", "rows", "status", *TYPED.values()}
-SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-
-
-class SystemsError(Exception):
-    """docs/systems.toml does not validate: one line per problem, each naming the file and the entry."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("\n".join(problems))
-
-
-@dataclass(frozen=True)
-class System:
-    id: str
-    name: str
-    made_by: str
-    language: str
-    graph: str
-    graph_meaning: str
-    distributed: str
-    fate: str
-    summary: str
-    original: tuple[str, ...] = ()     # the original study's labels for it
-    nearest: tuple[str, ...] = ()      # the original's rows in which it ran underneath another API
-    rows: tuple[str, ...] = ()         # this project's rows that run it
-    status: str = ""                   # typed: "installs" or "cannot-install" (empty when it has rows)
-    install: str = ""
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class Status:
-    kind: str        # runs, fails here, not installed, not run (computed); installs, cannot install (typed)
-    detail: str      # the evidence, one line
-
-
-def systems_file(project: Project) -> Path:
-    return project.docs / SYSTEMS_FILE
-
-
-# --- the original study's figures, from the examples' [reference] tables ----------------------------
-
-def original_figures(example: Example) -> dict[str, list]:
-    """The original's label -> its figures (one per reference column) for one example: the rows of this
-    project keyed by row name (named by [reference.labels]) and the others under [reference.others]."""
-    reference = example.reference
-    found = {label: reference[row] for row, label in reference.get("labels", {}).items() if row in reference}
-    found.update(reference.get("others", {}))
-    return found
-
-
-def has_figure(figures) -> bool:
-    return any(isinstance(value, int | float) for value in figures or ())
-
-
-def known_labels(examples: list[Example]) -> set[str]:
-    return {label for example in examples for label in original_figures(example)}
-
-
-def label_of(example: Example, row: str) -> str | None:
-    """The original's name for a row of this project, where the original ran that system that way."""
-    return example.reference.get("labels", {}).get(row)
-
-
-def figure_text(value, unit: str = "s") -> str:
-    return f"{value:g} {unit}" if isinstance(value, int | float) else "–"
-
-
-def column_names(example: Example) -> list[str]:
-    """The reference columns by their GPU: "K80 (CUDA 8, cuDNN 6)" -> "K80"."""
-    return [column.split()[0] for column in example.reference.get("columns", [])]
-
-
-# --- loading and validating docs/systems.toml -----------------------------------------------------
-
-def load_systems(project: Project) -> list[System]:
-    """Every system of docs/systems.toml, in file order; SystemsError lists every problem found."""
-    path = systems_file(project)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise SystemsError([f"{path}: missing"]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SystemsError([f"{path}: not valid TOML: {exc}"]) from None
-    problems = []
-    graphs = data.get("graphs")
-    if not isinstance(graphs, dict) or not graphs:
-        problems.append(f"{path}: no [graphs] table: the vocabulary of the `graph` field")
-        graphs = {}
-    for key in sorted(set(data) - {"graphs", "system"}):
-        problems.append(f"{path}: unknown top-level key {key!r} (expected [graphs] and [[system]] entries)")
-    entries = data.get("system", [])
-    if not entries:
-        problems.append(f"{path}: no [[system]] entry")
-    labels = known_labels(project.examples())
-    systems, seen_ids, row_owner = [], set(), {}
-    for number, entry in enumerate(entries, 1):
-        name = entry.get("id") if isinstance(entry.get("id"), str) and entry.get("id") else "?"
-        where = f"{path}: [[system]] #{number} ({name})"
-        before = len(problems)
-        for key in TEXT_FIELDS:
-            if key not in entry:
-                problems.append(f"{where}: missing field {key!r}")
-            elif not isinstance(entry[key], str) or not entry[key].strip():
-                problems.append(f"{where}: field {key!r} must be a non-empty string")
-        for key in sorted(set(entry) - KNOWN_FIELDS):
-            problems.append(f"{where}: unknown field {key!r}")
-        ident = entry.get("id")
-        if isinstance(ident, str) and ident:
-            if not SLUG.match(ident):
-                problems.append(f"{where}: id {ident!r} is not a slug (lower-case letters, digits, hyphens)")
-            if ident in seen_ids:
-                problems.append(f"{where}: duplicate id {ident!r}")
-            seen_ids.add(ident)
-        graph = entry.get("graph")
-        if isinstance(graph, str) and graph and graphs and graph not in graphs:
-            problems.append(f"{where}: graph {graph!r} is not in the [graphs] vocabulary ({', '.join(graphs)})")
-        lists = {}
-        for key in ("original", "nearest"):
-            value = entry.get(key, [] if key == "nearest" else None)
-            if value is None:
-                problems.append(f"{where}: missing field 'original' (use [] when the original had no row for it)")
-            elif not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                problems.append(f"{where}: field {key!r} must be a list of the original study's labels")
-            else:
-                lists[key] = tuple(value)
-                for label in value:
-                    if label not in labels:
-                        problems.append(f"{where}: {key} label {label!r} is in no example's [reference] "
-                                        f"(known: {', '.join(sorted(labels)) or 'none'})")
-        status, rows = entry.get("status"), entry.get("rows")
-        if status == "runs":
-            problems.append(f"{where}: status 'runs' is typed: a status of running is computed from this "
-                            f"build's results; give the rows that run it instead (rows = [...])")
-        elif rows is not None and status is not None:
-            problems.append(f"{where}: both rows and status: a system with rows gets its status from the results")
-        elif rows is not None:
-            if not isinstance(rows, list) or not rows or not all(isinstance(r, str) and r for r in rows):
-                problems.append(f"{where}: rows must be a non-empty list of row names")
-                rows = []
-            for row in rows:
-                if row == "docs" or not (project.envs / f"{row}.toml").exists():
-                    problems.append(f"{where}: unknown row {row!r}: there is no envs/{row}.toml")
-                elif row in row_owner:
-                    problems.append(f"{where}: row {row!r} is already the row of system {row_owner[row]!r}")
-                else:
-                    row_owner[row] = name
-            for key in TYPED.values():
-                if key in entry:
-                    problems.append(f"{where}: field {key!r} belongs to a typed status, not to a system with rows")
-        elif status is None:
-            problems.append(f"{where}: neither rows nor status: give rows = [...] (rows of this project that "
-                            f"run it) or status = \"installs\" / \"cannot-install\"")
-        elif status not in TYPED:
-            problems.append(f"{where}: unknown status {status!r} (one of: {', '.join(TYPED)}; "
-                            f"with rows, the status is computed)")
-        else:
-            needed = TYPED[status]
-            if not isinstance(entry.get(needed), str) or not entry[needed].strip():
-                problems.append(f"{where}: status {status!r} needs {needed} = \"...\" "
-                                + ("(what installs, as tried)" if needed == "install" else "(the reason found)"))
-            other = next(key for key in TYPED.values() if key != needed)
-            if other in entry:
-                problems.append(f"{where}: field {other!r} does not go with status {status!r}")
-        if len(problems) == before:
-            systems.append(System(
-                **{key: entry[key].strip() for key in TEXT_FIELDS}, graph_meaning=graphs.get(graph, ""),
-                original=lists["original"], nearest=lists.get("nearest", ()), rows=tuple(rows or ()),
-                status=status or "", install=entry.get("install", ""), reason=entry.get("reason", "")))
-    if problems:
-        raise SystemsError(problems)
-    return systems
-
-
-def system_of_row(systems: list[System], row: str) -> System | None:
-    return next((system for system in systems if row in system.rows), None)
-
-
-# --- status and coverage, from this build's results ----------------------------------------------------
-
-def row_state(result: dict | None) -> str:
-    """One row's outcome on one benchmark, as the matrix says it."""
-    if result is None:
-        return "not run"
-    return {"ok": "ran", "failed": "failed", "timeout": "failed", "snippet-error": "failed",
-            "not-installed": "not installed", "data-error": "no data"}.get(result["status"], result["status"])
-
-
-def status_of(system: System, results_by_example: dict) -> Status:
-    """runs: a row has an "ok" result in this build; fails here: its rows have results, none ok;
-    not installed: every result says so; installs / cannot install: typed in the file."""
-    if system.status == "installs":
-        return Status("installs", system.install)
-    if system.status == "cannot-install":
-        return Status("cannot install", system.reason)
-    found = [result for per_row in results_by_example.values() for row in system.rows
-             if (result := per_row.get(row)) is not None]
-    if not found:
-        return Status("not run", "this build has no result of its rows")
-    ran = [r for r in found if r["status"] == "ok"]
-    if ran:
-        return Status("runs", f"{len(ran)} of its {len(found)} results in this build ran")
-    if all(r["status"] == "not-installed" for r in found):
-        return Status("not installed", f"its environment is not installed here: {found[0].get('reason', '')}")
-    states = sorted({pages.STATUS_TEXT.get(r["status"], r["status"]) for r in found})
-    return Status("fails here", f"none of its {len(found)} results ran ({', '.join(states)})")
-
-
-def script_exists(example: Example, row: str, frameworks: dict[str, Framework]) -> bool:
-    return example.snippet_path(frameworks.get(row, row)).exists()
-
-
-def coverage(system: System, example: Example, results_by_example: dict, frameworks: dict[str, Framework]) -> str:
-    """One cell of the matrix: ran / failed / not installed / not run / not written / cannot install / —."""
-    if system.status == "installs":
-        return "—"
-    if system.status == "cannot-install":
-        return "cannot install"
-    written = [row for row in system.rows if script_exists(example, row, frameworks)]
-    if not written:
-        return "not written"
-    per_row = results_by_example.get(example.name, {})
-    states = [row_state(per_row.get(row)) for row in written]
-    if len(set(states)) == 1:
-        cell = states[0]
-    elif "ran" in states:
-        cell = f"ran ({states.count('ran')} of {len(states)} rows)"
-    else:
-        cell = ", ".join(sorted(set(states)))
-    stale = any((per_row.get(row) or {}).get("stale") for row in written)
-    return cell + (" (stale)" if stale else "")
-
-
-MARKS = {"ran": "✓ ", "failed": "✗ "}
-LEGEND = [
-    ("✓ ran", "a row of this project ran it in this build (for a system with several rows: how many ran)"),
-    ("✗ failed", "its script ran here and stopped with an error or timed out (the notebook shows where)"),
-    ("not installed", "its script exists, its environment is not installed on this machine"),
-    ("no data", "its data set was not found on this machine"),
-    ("not run", "its script exists, this build has no result for it"),
-    ("not written", "the system runs here, but none of its rows has a script for this benchmark"),
-    ("cannot install", "the system cannot be installed on this machine; its page says why"),
-    ("—", "the system installs here, but no row of this project uses it yet"),
-]
-
-
-def matrix_cell(cell: str) -> str:
-    return MARKS.get(cell.split(" ")[0], "") + cell
-
-
-# --- pages ---------------------------------------------------------------------------------------------
 
 def guide_doc(system: System) -> str:
-    return pages.doc_link(f"guide/{system.id}")
+    return doc_link(f"guide/{system.id}")
 
 
-def coverage_matrix(systems: list[System], examples: list[Example], results_by_example: dict,
-                    frameworks: dict[str, Framework]) -> list[str]:
-    header = ["System", "Graph", "Here", *[example.short_title for example in examples]]
+def coverage_matrix(view: GuideView) -> list[str]:
+    header = ["System", "Graph", "Here", *[example.short_title for example in view.examples]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for system in systems:
-        status = status_of(system, results_by_example)
-        cells = [f"{{doc}}`{pages.cell_text(system.name)} <{guide_doc(system)}>`", system.graph, status.kind,
-                 *[matrix_cell(coverage(system, example, results_by_example, frameworks)) for example in examples]]
+    for system in view.systems:
+        status = status_of(system, view.results_by_example)
+        cells = [f"{{doc}}`{cell_text(system.name)} <{guide_doc(system)}>`", system.graph, status.kind,
+                 *[matrix_cell(coverage(system, example, view.results_by_example, view.written[example.name]))
+                   for example in view.examples]]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -304,22 +57,23 @@ def first_sentence(text: str) -> str:
     return re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip(), maxsplit=1)[0]
 
 
-def guide_page(systems: list[System], examples: list[Example], results_by_example: dict,
-               frameworks: dict[str, Framework], problems: list[str], has_file: bool) -> str:
+def guide_page(view: GuideView) -> str:
     lines = ["(guide)=", "# Guide to every framework", "",
              "Every system of the original study, and of a survey of the deep-learning frameworks of its time: "
              "who made it, how it turns a model into computation, what it offered for several GPUs or machines, "
              "and where it went. A system that a row of this project runs shows what happened to it in this "
              "build; one without a row says whether it installs here, or why it cannot.", ""]
-    if problems:
+    systems = view.systems
+    if view.problems:
         lines += ["```{error}", f"`docs/{SYSTEMS_FILE}` does not validate, so the guide lists no system:", "",
-                  *[f"- {pages.escape(problem)}" for problem in problems], "```", ""]
-    elif not has_file:
+                  *[f"- {escape(problem)}" for problem in view.problems], "```", ""]
+    elif not view.has_file:
         lines += [f"This project has no `docs/{SYSTEMS_FILE}`: there is no system to list.", ""]
     if not systems:
         return "\n".join(lines) + "\n"
-    lines += ["## Coverage", "", build_text(results_by_example) + " One row per system, one column per benchmark:", "",
-              *coverage_matrix(systems, examples, results_by_example, frameworks), "",
+    lines += ["## Coverage", "",
+              build_text(view.results_by_example) + " One row per system, one column per benchmark:", "",
+              *coverage_matrix(view), "",
               "Legend: " + "; ".join(f"**{word}**: {meaning}" for word, meaning in LEGEND) + ". "
               "*Here* is the system's status in this build: **runs** (a row ran at least one benchmark), "
               "**fails here** (its rows ran and failed), **not installed**, **installs** or **cannot install**.", "",
@@ -328,7 +82,7 @@ def guide_page(systems: list[System], examples: list[Example], results_by_exampl
     meanings = {system.graph: system.graph_meaning for system in systems}
     lines += [f"- **{graph}**: {meaning}." for graph, meaning in meanings.items()]
     lines += ["", "## The systems", ""]
-    lines += [f"- {{doc}}`{pages.cell_text(system.name)} <{guide_doc(system)}>`: {first_sentence(system.summary)}"
+    lines += [f"- {{doc}}`{cell_text(system.name)} <{guide_doc(system)}>`: {first_sentence(system.summary)}"
               for system in systems]
     lines += ["", "```{toctree}", ":hidden:", "", *[f"guide/{system.id}" for system in systems], "```"]
     return "\n".join(lines) + "\n"
@@ -337,38 +91,38 @@ def guide_page(systems: list[System], examples: list[Example], results_by_exampl
 def result_figures(example: Example, result: dict) -> str:
     """The timed step and the table's metrics of one ok result, in the benchmark table's formats."""
     timed = result.get("steps", {}).get(example.timed_step)
-    parts = [f"{example.timed_step} {pages.time_summary(timed)}"] if timed else []
+    parts = [f"{example.timed_step} {time_summary(timed)}"] if timed else []
     for metric in example.table_metrics:
         value = result.get("metrics", {}).get(metric["metric"])
         if value is not None:
-            parts.append(f"{metric['label']} {pages.metric_text(value, metric.get('format', 'text'))}")
+            parts.append(f"{metric['label']} {metric_text(value, metric.get('format', 'text'))}")
     return ", ".join(parts)
 
 
-def evidence_lines(system: System, examples: list[Example], results_by_example: dict,
-                   frameworks: dict[str, Framework]) -> list[str]:
+def evidence_lines(system: System, view: GuideView) -> list[str]:
     """Which rows, which results: one table row per (row, benchmark)."""
+    results_by_example = view.results_by_example
     lines = ["| row | benchmark | result | figures |", "|---|---|---|---|"]
     for row in system.rows:
-        fw = frameworks.get(row)
-        row_cell = f"{{doc}}`{pages.cell_text(fw.label)} <{pages.doc_link('frameworks/' + row)}>`" if fw else row
-        for example in examples:
+        fw = view.frameworks.get(row)
+        row_cell = f"{{doc}}`{cell_text(fw.label)} <{doc_link('frameworks/' + row)}>`" if fw else row
+        for example in view.examples:
             shown = example.name in results_by_example
-            bench = (f"{{doc}}`{example.short_title} <{pages.doc_link('benchmarks/' + example.name)}>`"
+            bench = (f"{{doc}}`{example.short_title} <{doc_link('benchmarks/' + example.name)}>`"
                      if shown else example.short_title)
-            if not script_exists(example, row, frameworks):
+            if row not in view.written[example.name]:
                 lines.append(f"| {row_cell} | {bench} | not written | |")
                 continue
             result = results_by_example.get(example.name, {}).get(row)
             state = row_state(result)
             if shown and fw is not None:
-                state = f"{{doc}}`{state} <{pages.doc_link(pages.notebook_doc(example.name, row))}>`"
+                state = f"{{doc}}`{state} <{doc_link(notebook_doc(example.name, row))}>`"
             if result is None:
                 figures = ""
             elif result["status"] == "ok":
-                figures = pages.cell_text(result_figures(example, result))
+                figures = cell_text(result_figures(example, result))
             else:
-                figures = pages.cell_text(result.get("reason") or "")
+                figures = cell_text(result.get("reason") or "")
             stale = " (stale)" if result and result.get("stale") else ""
             lines.append(f"| {row_cell} | {bench} | {state}{stale} | {figures} |")
     return lines
@@ -385,8 +139,8 @@ def figure_table(labels, examples: list[Example]) -> list[str]:
             unit = example.reference.get("unit", "s")
             cells = [f"{name} {figure_text(value, unit)}" for name, value in zip(column_names(example), figures)]
             what = example.reference.get("compare", {}).get("figure", example.reference.get("caption", ""))
-            rows.append(f"| {pages.cell_text(label)} | {example.short_title} | {', '.join(cells)} | "
-                        f"{pages.cell_text(what)} |")
+            rows.append(f"| {cell_text(label)} | {example.short_title} | {', '.join(cells)} | "
+                        f"{cell_text(what)} |")
     return ["| the original's row | benchmark | figures | each figure is |", "|---|---|---|---|", *rows] if rows else []
 
 
@@ -411,58 +165,52 @@ def original_lines(system: System, examples: list[Example]) -> list[str]:
     return lines
 
 
-def system_page(system: System, examples: list[Example], results_by_example: dict,
-                frameworks: dict[str, Framework]) -> str:
-    status = status_of(system, results_by_example)
+def system_page(system: System, view: GuideView) -> str:
+    status = status_of(system, view.results_by_example)
     lines = [f"(guide-{system.id})=", f"# {system.name}", "", system.summary, "",
              f"- **Made by:** {system.made_by}",
              f"- **Language:** {system.language}",
              f"- **Graph:** {system.graph}: {system.graph_meaning}",
              f"- **Several GPUs or machines:** {system.distributed}",
              f"- **Fate:** {system.fate}",
-             f"- **Here:** **{status.kind}**" + ("" if system.status else f": {pages.escape(status.detail)}"), "",
+             f"- **Here:** **{status.kind}**" + ("" if system.status else f": {escape(status.detail)}"), "",
              "## In this build", ""]
     if system.rows:
-        fws = [frameworks[row] for row in system.rows if row in frameworks]
-        names = ", ".join(f"{{doc}}`{pages.cell_text(fw.label)} <{pages.doc_link('frameworks/' + fw.name)}>`"
+        fws = [view.frameworks[row] for row in system.rows if row in view.frameworks]
+        names = ", ".join(f"{{doc}}`{cell_text(fw.label)} <{doc_link('frameworks/' + fw.name)}>`"
                           for fw in fws)
         lines += [f"Run by {'the row' if len(system.rows) == 1 else 'the rows'} {names or ', '.join(system.rows)}. "
-                  + build_text(results_by_example), "",
-                  *evidence_lines(system, examples, results_by_example, frameworks), ""]
+                  + build_text(view.results_by_example), "",
+                  *evidence_lines(system, view), ""]
     elif system.status == "installs":
         lines += [f"It installs here: {system.install.rstrip('.')}.", ""]
     else:
         lines += [f"It cannot be installed here: {system.reason.rstrip('.')}.", ""]
-    lines += ["## In the original study", "", *original_lines(system, examples)]
+    lines += ["## In the original study", "", *original_lines(system, view.examples)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def write(project: Project, results_by_example: dict, frameworks: list[Framework],
-          writer: pages.Writer | None = None) -> list[Path]:
-    """Write docs/_gen/guide.md and docs/_gen/guide/<id>.md; return their paths. Only changed files are
-    written. With the pages stage's own Writer it joins that stage's bookkeeping; alone, it removes
-    the pages of systems no longer in the file. A file that does not validate is shown on the page
-    (and printed), so the site still builds and says what to fix."""
-    own = writer is None
-    writer = writer or pages.Writer(project.generated)
-    examples = project.examples()
-    by_name = {fw.name: fw for fw in frameworks}
-    has_file = systems_file(project).exists()
-    systems, problems = [], []
-    if has_file:
-        try:
-            systems = load_systems(project)
-        except SystemsError as exc:
-            problems = exc.problems
-            print("guide: " + "\nguide: ".join(problems), file=sys.stderr)
-    written = {"guide.md": guide_page(systems, examples, results_by_example, by_name, problems, has_file)}
-    for system in systems:
-        written[f"guide/{system.id}.md"] = system_page(system, examples, results_by_example, by_name)
+def pages_of(view: GuideView) -> dict[str, str]:
+    """The guide's files under docs/_gen/: the guide page, and one page per system."""
+    return {"guide.md": guide_page(view), **{f"guide/{system.id}.md": system_page(system, view)
+                                             for system in view.systems}}
+
+
+def render(view: GuideView, writer: Writer) -> None:
+    for relative, text in pages_of(view).items():
+        writer.write(relative, text)
+
+
+def write(project: Project, results_by_example: dict, frameworks: list[Framework]) -> list[Path]:
+    """The guide alone (outside a site build): write its pages, remove the pages of systems no longer in the
+    file, and return the paths. Only changed files are written. A file that does not validate is shown on the
+    page (and printed), so the site still builds and says what to fix."""
+    writer = Writer(project.generated)
+    written = pages_of(gather.guide(project, results_by_example, frameworks))
+    paths = [writer.root / relative for relative in written]
     for relative, text in written.items():
         writer.write(relative, text)
-    paths = [writer.root / relative for relative in written]
-    if own:
-        for leftover in sorted((writer.root / "guide").glob("*.md")):
-            if leftover not in paths:
-                leftover.unlink()
+    for leftover in sorted((writer.root / "guide").glob("*.md")):
+        if leftover not in paths:
+            leftover.unlink()
     return paths

@@ -1,7 +1,8 @@
-"""The front page's "which one, for what?" table: every framework row against every benchmark.
+"""The front page and the lists it links to: the Benchmarks and Frameworks pages, the home page's list of
+benchmarks, and its "which one, for what?" table: every framework row against every benchmark.
 
-Each cell gives, for each machine with results (this build's, then the other results shown on the
-benchmark pages: other profiles, other results folders, the reference results in the repository),
+Each cell of the table gives, for each machine with results (this build's, then the other results shown on
+the benchmark pages: other profiles, other results folders, the reference results in the repository),
 how many times slower than the fastest framework on that machine and benchmark it ran (by throughput:
 rows that ran sizes of their own compare too), and the test accuracy where the benchmark has one. A
 last column counts the lessons' verdicts per framework on this build's machine. Cells that did not
@@ -10,29 +11,15 @@ run say why (not installed, failed, no program for this benchmark), never blank.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
-from ..build import results
 from ..build.verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
-from ..project import REFERENCE_RESULTS, Example, Framework, Project
-from .lesson_pages import BADGE, measured_with_gpu, rule_frameworks
-from .pages import REFERENCE_TEXT, STATUS_TEXT, LessonsInput, Writer, cell_text, doc_link, origin_text, other_results
+from ..project import Example, Framework
+from .gather import FrontView
+from .markup import STATUS_TEXT, Writer, cell_text, doc_link
+from .records import origin_text
+from .verdicts import BADGE, measured_with_gpu, rule_frameworks
 
 OWN_SIZES = "†"
-
-
-def columns_of(project: Project, example: Example, frameworks: list[Framework], current: dict, profile: str,
-               machine: str, machine_info: dict) -> tuple[list[tuple], dict, dict, dict]:
-    """The example's results by column, as its benchmark page's table has them: this build's first."""
-    by_column, labels, origins, _ = other_results(project, example, frameworks, profile, machine)
-    own = (machine, profile)
-    by_column[own] = current
-    labels[machine] = results.machine_label(machine_info)
-    published = machine_info.get("results_folder")
-    origins[own] = ("this build" if not published else REFERENCE_TEXT
-                    if Path(published).resolve() == (project.root / REFERENCE_RESULTS).resolve()
-                    else f"results folder `{Path(published).name}`")
-    return [own] + sorted(c for c in by_column if c != own), by_column, labels, origins
 
 
 def slowdowns(column: dict) -> dict[str, float]:
@@ -44,11 +31,12 @@ def slowdowns(column: dict) -> dict[str, float]:
 
 
 def cell_line(example: Example, fw: Framework, key: tuple, column: dict, slower: dict, installed: bool,
-              own: bool) -> str:
-    """One machine's figures for one framework and benchmark, or why there are none."""
+              own: bool, written: set[str]) -> str:
+    """One machine's figures for one framework and benchmark, or why there are none (`written`: the rows
+    with a program of the example)."""
     result = column.get(fw.name)
     if result is None:
-        if not example.snippet_path(fw).exists():
+        if fw.name not in written:
             return "no program"
         return "not installed" if own and not installed else "not run"
     stale = " (stale)" if result.get("stale") else ""
@@ -68,15 +56,15 @@ def cell_line(example: Example, fw: Framework, key: tuple, column: dict, slower:
     return speed + (f" · {accuracy:.1%}{mark}" if accuracy is not None else mark) + stale
 
 
-def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework],
-                machine_info: dict | None = None) -> str:
+def lesson_cell(fw: Framework, view: FrontView) -> str:
     """The verdicts of the lessons' claims on this framework (this build's machine), counted."""
     found: Counter = Counter()
-    for lesson in lessons.lessons:
+    machine_info = view.machine_info
+    for lesson in view.lessons.lessons:
         for rule in lesson.rules:
-            if fw.name not in {f.name for f in rule_frameworks(rule, lesson, frameworks)}:
+            if fw.name not in {f.name for f in rule_frameworks(rule, view.lesson_rows[lesson.name])}:
                 continue
-            result = lessons.results.get(lesson.name, {}).get(fw.name)
+            result = view.lessons.results.get(lesson.name, {}).get(fw.name)
             off = device_reason(rule, measured_with_gpu(result, machine_info or {}), "")
             if off:                   # a claim about another device: no verdict from these numbers
                 found[off[0]] += 1
@@ -94,42 +82,40 @@ def lesson_cell(fw: Framework, lessons: LessonsInput, frameworks: list[Framework
     return " ".join(judged + ([", ".join(rest)] if rest else []))
 
 
-def table(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict, envs: dict,
-          profile: str, machine: str, machine_info: dict, lessons: LessonsInput) -> str:
-    shown = [ex for ex in examples if ex.name in all_results]
+def matrix_table(view: FrontView) -> str:
+    """The front page's table (includes/matrix.md), over the benchmarks' machine columns."""
+    shown = view.examples
     legend: dict[tuple, int] = {}        # every machine column of any benchmark, numbered once
     legend_texts = []
-    per_example = {}
     for example in shown:
-        columns, by_column, labels, origins = columns_of(project, example, frameworks, all_results[example.name],
-                                                         profile, machine, machine_info)
-        per_example[example.name] = (columns, by_column, {key: slowdowns(by_column.get(key, {})) for key in columns})
-        for key in columns:
+        table = view.columns[example.name]
+        for key in table.keys:
             if key not in legend:
                 legend[key] = len(legend) + 1
-                legend_texts.append(f"{labels.get(key[0], key[0])}, profile `{key[1]}`, "
-                                    f"{origins.get(key) or origin_text(key, by_column.get(key, {}))}")
+                legend_texts.append(f"{table.labels.get(key[0], key[0])}, profile `{key[1]}`, "
+                                    f"{table.origins.get(key) or origin_text(key, table.by_column.get(key, {}))}")
     numbered = len(legend) > 1
     header = ["Framework", *[f"{{ref}}`{cell_text(ex.short_title)} <{ex.name}>`" for ex in shown]]
-    with_lessons = bool(lessons.lessons)
+    with_lessons = bool(view.lessons.lessons)
     if with_lessons:
         header.append(f"{{doc}}`Lessons <{doc_link('lessons')}>`: claims' verdicts here")
     rows = []
-    for fw in frameworks:
-        env = envs.get(fw.name)
-        installed = env is None or env.ok
+    for fw in view.frameworks:
+        installed = view.installed[fw.name]
         name = f"{{doc}}`{cell_text(fw.label)} <{doc_link('frameworks/' + fw.name)}>`" + \
             ("" if installed else " (not installed here)")
         cells = [name]
         for example in shown:
-            columns, by_column, slower = per_example[example.name]
-            keys = [key for number, key in enumerate(columns) if number == 0 or fw.name in by_column.get(key, {})]
+            table = view.columns[example.name]
+            keys = [key for number, key in enumerate(table.keys)
+                    if number == 0 or fw.name in table.by_column.get(key, {})]
             lines = [(f"[{legend[key]}] " if numbered else "")
-                     + cell_line(example, fw, key, by_column.get(key, {}), slower[key], installed, number == 0)
-                     for number, key in enumerate(keys)]
+                     + cell_line(example, fw, key, column, slowdowns(column), installed, number == 0,
+                                 view.written[example.name])
+                     for number, key in enumerate(keys) for column in [table.by_column.get(key, {})]]
             cells.append("<br>".join(lines))
         if with_lessons:
-            cells.append(lesson_cell(fw, lessons, frameworks, machine_info))
+            cells.append(lesson_cell(fw, view))
         rows.append("| " + " | ".join(cells) + " |")
     machines = ("Machines: " + "; ".join(f"[{number}] {text}" for number, text in enumerate(legend_texts, 1))
                 if numbered else f"Machine: {legend_texts[0]}" if legend_texts else "")
@@ -146,7 +132,16 @@ def table(project: Project, examples: list[Example], frameworks: list[Framework]
             if with_lessons else "") + "."])
 
 
-def write(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict, envs: dict,
-          profile: str, machine: str, machine_info: dict, lessons: LessonsInput, writer: Writer) -> None:
-    writer.write("includes/matrix.md", table(project, examples, frameworks, all_results, envs, profile, machine,
-                                             machine_info, lessons) + "\n")
+def render(view: FrontView, writer: Writer) -> None:
+    """The Benchmarks and Frameworks pages (in example and tab order), the home page's list and its table."""
+    shown, frameworks = view.examples, view.frameworks
+    listing = [f"- **{{doc}}`{ex.title} <{doc_link('benchmarks/' + ex.name)}>`**: {ex.summary}" for ex in shown]
+    writer.write("includes/benchmark_list.md", "\n".join(listing) + "\n")
+    writer.write("benchmarks.md", "\n".join(
+        ["# Benchmarks", "", "The three benchmarks of the original study, each in every framework.", "",
+         *listing, "", "```{toctree}", ":hidden:", "", *[f"benchmarks/{ex.name}" for ex in shown], "```"]) + "\n")
+    writer.write("frameworks.md", "\n".join(
+        ["# Frameworks", "", "Each framework's environment and its executed notebooks.", "",
+         *[f"- {{doc}}`{fw.label} <{doc_link('frameworks/' + fw.name)}>`: {fw.api}" for fw in frameworks],
+         "", "```{toctree}", ":hidden:", "", *[f"frameworks/{fw.name}" for fw in frameworks], "```"]) + "\n")
+    writer.write("includes/matrix.md", matrix_table(view) + "\n")
