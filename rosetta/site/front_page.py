@@ -30,18 +30,19 @@ def slowdowns(column: dict) -> dict[str, float]:
     return {name: fastest / rate for name, rate in rates.items()}
 
 
-def cell_line(example: Example, fw: Framework, key: tuple, column: dict, slower: dict, installed: bool,
-              own: bool, written: set[str]) -> str:
-    """One machine's figures for one framework and benchmark, or why there are none (`written`: the rows
-    with a program of the example)."""
+def cell_line(example: Example, fw: Framework, key: tuple, column: dict, has_program: bool,
+              installed_here: bool) -> str:
+    """One machine's figures for one framework and benchmark, or why there are none (`installed_here`: false
+    where this build's own column's row is not installed)."""
     result = column.get(fw.name)
     if result is None:
-        if fw.name not in written:
+        if not has_program:
             return "no program"
-        return "not installed" if own and not installed else "not run"
+        return "not run" if installed_here else "not installed"
     stale = " (stale)" if result.get("stale") else ""
     if result["status"] != "ok":
         return STATUS_TEXT.get(result["status"], result["status"]) + stale
+    slower = slowdowns(column)
     if fw.name not in slower:
         return "no throughput" + stale
     ratio = slower[fw.name]
@@ -110,9 +111,9 @@ def matrix_table(view: FrontView) -> str:
             keys = [key for number, key in enumerate(table.keys)
                     if number == 0 or fw.name in table.by_column.get(key, {})]
             lines = [(f"[{legend[key]}] " if numbered else "")
-                     + cell_line(example, fw, key, column, slowdowns(column), installed, number == 0,
-                                 view.written[example.name])
-                     for number, key in enumerate(keys) for column in [table.by_column.get(key, {})]]
+                     + cell_line(example, fw, key, table.by_column.get(key, {}), fw.name in view.written[example.name],
+                                 installed or number != 0)
+                     for number, key in enumerate(keys)]
             cells.append("<br>".join(lines))
         if with_lessons:
             cells.append(lesson_cell(fw, view))

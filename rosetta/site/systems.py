@@ -119,79 +119,107 @@ def load_systems(project: Project) -> list[System]:
     for number, entry in enumerate(entries, 1):
         name = entry.get("id") if isinstance(entry.get("id"), str) and entry.get("id") else "?"
         where = f"{path}: [[system]] #{number} ({name})"
-        before = len(problems)
-        for key in TEXT_FIELDS:
-            if key not in entry:
-                problems.append(f"{where}: missing field {key!r}")
-            elif not isinstance(entry[key], str) or not entry[key].strip():
-                problems.append(f"{where}: field {key!r} must be a non-empty string")
-        for key in sorted(set(entry) - KNOWN_FIELDS):
-            problems.append(f"{where}: unknown field {key!r}")
-        ident = entry.get("id")
-        if isinstance(ident, str) and ident:
-            if not SLUG.match(ident):
-                problems.append(f"{where}: id {ident!r} is not a slug (lower-case letters, digits, hyphens)")
-            if ident in seen_ids:
-                problems.append(f"{where}: duplicate id {ident!r}")
-            seen_ids.add(ident)
-        graph = entry.get("graph")
-        if isinstance(graph, str) and graph and graphs and graph not in graphs:
-            problems.append(f"{where}: graph {graph!r} is not in the [graphs] vocabulary ({', '.join(graphs)})")
-        lists = {}
-        for key in ("original", "nearest"):
-            value = entry.get(key, [] if key == "nearest" else None)
-            if value is None:
-                problems.append(f"{where}: missing field 'original' (use [] when the original had no row for it)")
-            elif not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                problems.append(f"{where}: field {key!r} must be a list of the original study's labels")
-            else:
-                lists[key] = tuple(value)
-                for label in value:
-                    if label not in labels:
-                        problems.append(f"{where}: {key} label {label!r} is in no example's [reference] "
-                                        f"(known: {', '.join(sorted(labels)) or 'none'})")
-        status, rows = entry.get("status"), entry.get("rows")
-        if status == "runs":
-            problems.append(f"{where}: status 'runs' is typed: a status of running is computed from this "
-                            f"build's results; give the rows that run it instead (rows = [...])")
-        elif rows is not None and status is not None:
-            problems.append(f"{where}: both rows and status: a system with rows gets its status from the results")
-        elif rows is not None:
-            if not isinstance(rows, list) or not rows or not all(isinstance(r, str) and r for r in rows):
-                problems.append(f"{where}: rows must be a non-empty list of row names")
-                rows = []
-            for row in rows:
-                if row == "docs" or not (project.envs / f"{row}.toml").exists():
-                    problems.append(f"{where}: unknown row {row!r}: there is no envs/{row}.toml")
-                elif row in row_owner:
-                    problems.append(f"{where}: row {row!r} is already the row of system {row_owner[row]!r}")
-                else:
-                    row_owner[row] = name
-            for key in TYPED.values():
-                if key in entry:
-                    problems.append(f"{where}: field {key!r} belongs to a typed status, not to a system with rows")
-        elif status is None:
-            problems.append(f"{where}: neither rows nor status: give rows = [...] (rows of this project that "
-                            f"run it) or status = \"installs\" / \"cannot-install\"")
-        elif status not in TYPED:
-            problems.append(f"{where}: unknown status {status!r} (one of: {', '.join(TYPED)}; "
-                            f"with rows, the status is computed)")
-        else:
-            needed = TYPED[status]
-            if not isinstance(entry.get(needed), str) or not entry[needed].strip():
-                problems.append(f"{where}: status {status!r} needs {needed} = \"...\" "
-                                + ("(what installs, as tried)" if needed == "install" else "(the reason found)"))
-            other = next(key for key in TYPED.values() if key != needed)
-            if other in entry:
-                problems.append(f"{where}: field {other!r} does not go with status {status!r}")
-        if len(problems) == before:
+        found = [*field_problems(entry, where, graphs, seen_ids)]
+        lists, listed = label_lists(entry, where, labels)
+        found += listed
+        found += status_problems(entry, where, project, row_owner, name)
+        problems += found
+        if not found:
             systems.append(System(
-                **{key: entry[key].strip() for key in TEXT_FIELDS}, graph_meaning=graphs.get(graph, ""),
-                original=lists["original"], nearest=lists.get("nearest", ()), rows=tuple(rows or ()),
-                status=status or "", install=entry.get("install", ""), reason=entry.get("reason", "")))
+                **{key: entry[key].strip() for key in TEXT_FIELDS}, graph_meaning=graphs.get(entry["graph"], ""),
+                original=lists["original"], nearest=lists.get("nearest", ()), rows=tuple(entry.get("rows") or ()),
+                status=entry.get("status") or "", install=entry.get("install", ""), reason=entry.get("reason", "")))
     if problems:
         raise SystemsError(problems)
     return systems
+
+
+def field_problems(entry: dict, where: str, graphs: dict, seen_ids: set) -> list[str]:
+    """The text fields, the id (a slug, not seen before: `seen_ids` grows) and the graph's vocabulary."""
+    problems = []
+    for key in TEXT_FIELDS:
+        if key not in entry:
+            problems.append(f"{where}: missing field {key!r}")
+        elif not isinstance(entry[key], str) or not entry[key].strip():
+            problems.append(f"{where}: field {key!r} must be a non-empty string")
+    for key in sorted(set(entry) - KNOWN_FIELDS):
+        problems.append(f"{where}: unknown field {key!r}")
+    ident = entry.get("id")
+    if isinstance(ident, str) and ident:
+        if not SLUG.match(ident):
+            problems.append(f"{where}: id {ident!r} is not a slug (lower-case letters, digits, hyphens)")
+        if ident in seen_ids:
+            problems.append(f"{where}: duplicate id {ident!r}")
+        seen_ids.add(ident)
+    graph = entry.get("graph")
+    if isinstance(graph, str) and graph and graphs and graph not in graphs:
+        problems.append(f"{where}: graph {graph!r} is not in the [graphs] vocabulary ({', '.join(graphs)})")
+    return problems
+
+
+def label_lists(entry: dict, where: str, labels: set[str]) -> tuple[dict, list[str]]:
+    """The entry's `original` and `nearest` labels (each one the original study's), and the problems found."""
+    lists, problems = {}, []
+    for key in ("original", "nearest"):
+        value = entry.get(key, [] if key == "nearest" else None)
+        if value is None:
+            problems.append(f"{where}: missing field 'original' (use [] when the original had no row for it)")
+        elif not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            problems.append(f"{where}: field {key!r} must be a list of the original study's labels")
+        else:
+            lists[key] = tuple(value)
+            for label in value:
+                if label not in labels:
+                    problems.append(f"{where}: {key} label {label!r} is in no example's [reference] "
+                                    f"(known: {', '.join(sorted(labels)) or 'none'})")
+    return lists, problems
+
+
+def status_problems(entry: dict, where: str, project: Project, row_owner: dict, name: str) -> list[str]:
+    """Rows of this project (each one system's: `row_owner` grows) or a typed status with its field."""
+    problems = []
+    status, rows = entry.get("status"), entry.get("rows")
+    if status == "runs":
+        problems.append(f"{where}: status 'runs' is typed: a status of running is computed from this "
+                        f"build's results; give the rows that run it instead (rows = [...])")
+    elif rows is not None and status is not None:
+        problems.append(f"{where}: both rows and status: a system with rows gets its status from the results")
+    elif rows is not None:
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, str) and r for r in rows):
+            problems.append(f"{where}: rows must be a non-empty list of row names")
+            rows = []
+        for row in rows:
+            if row == "docs" or not (project.envs / f"{row}.toml").exists():
+                problems.append(f"{where}: unknown row {row!r}: there is no envs/{row}.toml")
+            elif row in row_owner:
+                problems.append(f"{where}: row {row!r} is already the row of system {row_owner[row]!r}")
+            else:
+                row_owner[row] = name
+        for key in TYPED.values():
+            if key in entry:
+                problems.append(f"{where}: field {key!r} belongs to a typed status, not to a system with rows")
+    elif status is None:
+        problems.append(f"{where}: neither rows nor status: give rows = [...] (rows of this project that "
+                        f"run it) or status = \"installs\" / \"cannot-install\"")
+    elif status not in TYPED:
+        problems.append(f"{where}: unknown status {status!r} (one of: {', '.join(TYPED)}; "
+                        f"with rows, the status is computed)")
+    else:
+        problems += typed_problems(entry, where, status)
+    return problems
+
+
+def typed_problems(entry: dict, where: str, status: str) -> list[str]:
+    """A typed status needs its own field, and not the other status's."""
+    problems = []
+    needed = TYPED[status]
+    if not isinstance(entry.get(needed), str) or not entry[needed].strip():
+        problems.append(f"{where}: status {status!r} needs {needed} = \"...\" "
+                        + ("(what installs, as tried)" if needed == "install" else "(the reason found)"))
+    other = next(key for key in TYPED.values() if key != needed)
+    if other in entry:
+        problems.append(f"{where}: field {other!r} does not go with status {status!r}")
+    return problems
 
 
 def system_of_row(systems: list[System], row: str) -> System | None:

@@ -1,0 +1,64 @@
+"""The site side's page kinds: each gathers its views (the one layer that reads files), then renders them
+from the views alone. Fast: the real project's definitions and its reference results, nothing executed."""
+from pathlib import Path
+
+import pytest
+
+from rosetta.build import lessons
+from rosetta.project import Project
+from rosetta.site import gather, pages
+from rosetta.site.gather import LessonsInput, SiteInput
+
+BOX = {"cpu": "Test CPU", "cores": 2, "gpus": []}
+READING = ("read_text", "read_bytes", "exists", "open", "glob", "rglob", "iterdir", "is_file", "is_dir")
+
+
+class Collected:
+    """A writer that keeps what the renderers write (and touches no file)."""
+
+    def __init__(self):
+        self.files: dict[str, str | bytes] = {}
+
+    def write(self, relative: str, content: str | bytes) -> None:
+        self.files[relative] = content
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> SiteInput:
+    """This build has no result of its own; the reference results sit beside it (other machines' columns)."""
+    project = Project(root=Path(__file__).resolve().parents[1], results=tmp_path_factory.mktemp("results"))
+    found, problems = lessons.all_lessons(project)
+    examples = project.examples()
+    return SiteInput(project, examples, project.frameworks(), {ex.name: {} for ex in examples}, {}, "cpu",
+                     "test-box", BOX, {}, LessonsInput(found, {}, problems))
+
+
+def test_every_page_kind_renders_from_its_view_without_reading_a_file(site, monkeypatch):
+    views = [(kind, view) for kind in pages.PAGE_KINDS for view in kind.gather(site)]
+    assert {kind.name for kind, _ in views} == {kind.name for kind in pages.PAGE_KINDS}, "every kind has a view"
+
+    def refuse(path, *args, **kwargs):
+        raise AssertionError(f"a renderer read {path}")
+    writer = Collected()
+    with monkeypatch.context() as reading_off:
+        for name in READING:
+            reading_off.setattr(Path, name, refuse)
+        for kind, view in views:
+            kind.render(view, writer)
+    example, fw = site.examples[0], site.frameworks[0]
+    expected = {f"benchmarks/{example.name}.md", f"notebooks/{example.name}/{fw.name}.ipynb",
+                f"frameworks/{fw.name}.md", "benchmarks.md", "frameworks.md", "includes/matrix.md",
+                "includes/benchmark_list.md", "environments.md", "includes/profiles.md", "includes/provenance.md",
+                f"lessons/{site.lessons.lessons[0].name}.md", "lessons.md", "guide.md"}
+    assert expected <= set(writer.files)
+
+
+def test_the_benchmark_view_holds_what_its_page_shows(site):
+    example = site.examples[0]
+    view = next(view for view in gather.benchmarks(site) if view.example is example)
+    assert view.columns.keys[0] == ("test-box", "cpu"), "this build's column first, if empty"
+    assert any(len(key) == 3 and key[2] == "reference" for key in view.columns.keys), "the reference results beside it"
+    assert view.intro and not view.intro.startswith("# "), "the README without its title"
+    assert {group.path.name for group in view.groups} >= {"pytorch.py"} and view.groups[0].steps
+    assert view.written == {fw.name for fw in site.frameworks if example.snippet_path(fw).exists()}
+    assert all(step == {} for step in view.ran.values()), "no run of this build: no executed steps"
