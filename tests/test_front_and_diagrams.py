@@ -147,7 +147,7 @@ def test_the_matrix_has_every_row_and_says_why_a_cell_is_empty(project, tmp_path
     lesson = lesson_for(tmp_path)
     measured = {"faster": {"pytorch": {"status": "ok", "variants": {"a": {"seconds": [2.0, 2.1]},
                                                                         "b": {"seconds": [1.0, 1.1]}}}}}
-    text = front_page.matrix_table(gather.front(SiteInput(here, examples, frameworks, current, envs, "cpu", "box",
+    text = front_page.matrix_table(gather.front_views(SiteInput(here, examples, frameworks, current, envs, "cpu", "box",
                                                           MACHINE, lessons=LessonsInput([lesson], measured, [])))[0])
     rows = rows_of(text)
     assert list(rows) == [fw.label for fw in frameworks], "every row, in tab order, installed or not"
@@ -173,7 +173,7 @@ def test_the_matrix_gives_each_machine_a_line_in_every_cell(project, tmp_path):
     shutil.copytree(REPO / "benchmarks" / "reference", tmp_path / "elsewhere")
     here = Project(root=REPO, results=tmp_path / "results", extra_results=(tmp_path / "elsewhere",))
     current = {"cnn_cifar10": {"pytorch": ok("pytorch", 1e6, 0.5)}, "resnet50_features": {}, "gru_imdb": {}}
-    text = front_page.matrix_table(gather.front(SiteInput(here, examples, frameworks, current, {}, "cpu", "box",
+    text = front_page.matrix_table(gather.front_views(SiteInput(here, examples, frameworks, current, {}, "cpu", "box",
                                                           MACHINE))[0])
     stored = next((tmp_path / "elsewhere").glob("*/cpu/cnn_cifar10/pytorch.json"))
     label = json.loads(stored.read_text())["machine_label"]

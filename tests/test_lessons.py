@@ -174,9 +174,9 @@ def pages_without_results(project, tmp_path, machine_info):
     writer = markup.Writer(tmp_path / "gen")
     site = gather.SiteInput(empty, [], project.frameworks(), {}, {}, "cpu", "test-box", machine_info,
                             lessons=gather.LessonsInput(found, {}, []))
-    for view in gather.lesson_pages(site):
+    for view in gather.lesson_views(site):
         lesson_pages.render_lesson(view, writer)
-    for view in gather.lesson_index(site):
+    for view in gather.lesson_index_views(site):
         lesson_pages.render_index(view, writer)
     return found, tmp_path / "gen"
 

@@ -55,7 +55,7 @@ def test_every_page_kind_renders_from_its_view_without_reading_a_file(site, monk
 
 def test_the_benchmark_view_holds_what_its_page_shows(site):
     example = site.examples[0]
-    view = next(view for view in gather.benchmarks(site) if view.example is example)
+    view = next(view for view in gather.benchmark_views(site) if view.example is example)
     assert view.columns.keys[0] == ("test-box", "cpu"), "this build's column first, if empty"
     assert any(len(key) == 3 and key[2] == "reference" for key in view.columns.keys), "the reference results beside it"
     assert view.intro and not view.intro.startswith("# "), "the README without its title"

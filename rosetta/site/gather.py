@@ -255,13 +255,13 @@ def benchmark(site: SiteInput, example: Example, evidence: list[LessonEvidence])
         gpu_anywhere=has_gpu(site.machine_info) or any(has_gpu(column_machine(key, found.by_column))
                                                        for key in found.by_column),
         written=written_rows(example, site.frameworks), groups=tab_groups(site.frameworks, example),
-        ran={name: ran_steps(load_executed(site.project, r), example, r["notebook"] if r else "")
+        ran={name: ran_steps(load_executed(site.project, r), example, (r or {}).get("notebook") or "")
              for name, r in current.items()},
         check=site.checks.get(example.name),
         lessons=evidence)
 
 
-def benchmarks(site: SiteInput) -> list[BenchmarkView]:
+def benchmark_views(site: SiteInput) -> list[BenchmarkView]:
     evidence = lesson_evidence(site.project, site.lessons, site.frameworks, site.machine, site.profile)
     return [benchmark(site, example, evidence) for example in site.shown]
 
@@ -278,7 +278,7 @@ class NotebookView:
     script_bytes: bytes
 
 
-def notebooks(site: SiteInput) -> list[NotebookView]:
+def notebook_views(site: SiteInput) -> list[NotebookView]:
     views = []
     for example in site.shown:
         for fw in site.frameworks:
@@ -373,7 +373,7 @@ def framework(site: SiteInput, fw: Framework, records: list[dict]) -> FrameworkV
         fairness=fairness(site.project, fw, site.examples, records))
 
 
-def frameworks(site: SiteInput) -> list[FrameworkView]:
+def framework_views(site: SiteInput) -> list[FrameworkView]:
     records = fairness_records(site.project)
     return [framework(site, fw, records) for fw in site.frameworks]
 
@@ -399,7 +399,7 @@ class EnvironmentsView:
     machine_label: str
 
 
-def environments_page(site: SiteInput) -> list[EnvironmentsView]:
+def environments_views(site: SiteInput) -> list[EnvironmentsView]:
     owners: dict[str, list[Framework]] = {}
     for fw in site.frameworks:      # rows that share an environment (Keras 3 on a backend) are listed in it
         owners.setdefault(fw.environment, []).append(fw)
@@ -426,7 +426,7 @@ class FrontView:
     machine_info: dict
 
 
-def front(site: SiteInput) -> list[FrontView]:
+def front_views(site: SiteInput) -> list[FrontView]:
     return [FrontView(
         examples=site.shown, frameworks=site.frameworks,
         columns={ex.name: columns(site, ex) for ex in site.shown},
@@ -450,7 +450,7 @@ class ProvenanceView:
     gpu: bool                      # a GPU among this build's machine and the others
 
 
-def provenance(site: SiteInput) -> list[ProvenanceView]:
+def provenance_views(site: SiteInput) -> list[ProvenanceView]:
     others = {(r["machine"], r["profile"]): r for example in site.examples
               for r in results.all_results(site.project, example.name)
               if (r["machine"], r["profile"]) != (site.machine, site.profile) and r["profile"] != "smoke"}
@@ -502,12 +502,12 @@ def lesson_view(site: SiteInput, evidence: LessonEvidence) -> LessonView:
         executed=executed, scripts={fw.name: lesson.snippet_path(fw).read_bytes() for fw in evidence.rows})
 
 
-def lesson_pages(site: SiteInput) -> list[LessonView]:
+def lesson_views(site: SiteInput) -> list[LessonView]:
     evidence = lesson_evidence(site.project, site.lessons, site.frameworks, site.machine, site.profile)
     return [lesson_view(site, item) for item in evidence]
 
 
-def lesson_index(site: SiteInput) -> list[LessonIndexView]:
+def lesson_index_views(site: SiteInput) -> list[LessonIndexView]:
     return [LessonIndexView(lesson_evidence(site.project, site.lessons, site.frameworks, site.machine, site.profile),
                             site.frameworks, site.lessons.problems, site.machine_info, site.profile)]
 
@@ -543,5 +543,5 @@ def guide(project: Project, results_by_example: dict, frameworks: list[Framework
                       for ex in examples})
 
 
-def guide_pages(site: SiteInput) -> list[GuideView]:
+def guide_views(site: SiteInput) -> list[GuideView]:
     return [guide(site.project, site.all_results, site.frameworks)]

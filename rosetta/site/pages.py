@@ -34,15 +34,15 @@ class PageKind:
 
 
 PAGE_KINDS = (
-    PageKind("benchmark", gather.benchmarks, benchmark_page.render),
-    PageKind("notebook", gather.notebooks, notebook_page.render),
-    PageKind("framework", gather.frameworks, framework_page.render),
-    PageKind("front page", gather.front, front_page.render),
-    PageKind("environments", gather.environments_page, environments_page.render),
-    PageKind("methodology and provenance", gather.provenance, methodology.render),
-    PageKind("lesson", gather.lesson_pages, lesson_pages.render_lesson),
-    PageKind("lessons index", gather.lesson_index, lesson_pages.render_index),
-    PageKind("guide", gather.guide_pages, guide.render),
+    PageKind("benchmark", gather.benchmark_views, benchmark_page.render),
+    PageKind("notebook", gather.notebook_views, notebook_page.render),
+    PageKind("framework", gather.framework_views, framework_page.render),
+    PageKind("front page", gather.front_views, front_page.render),
+    PageKind("environments", gather.environments_views, environments_page.render),
+    PageKind("methodology and provenance", gather.provenance_views, methodology.render),
+    PageKind("lesson", gather.lesson_views, lesson_pages.render_lesson),
+    PageKind("lessons index", gather.lesson_index_views, lesson_pages.render_index),
+    PageKind("guide", gather.guide_views, guide.render),
 )
 
 
