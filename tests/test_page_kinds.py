@@ -62,3 +62,32 @@ def test_the_benchmark_view_holds_what_its_page_shows(site):
     assert {group.path.name for group in view.groups} >= {"pytorch.py"} and view.groups[0].steps
     assert view.written == {fw.name for fw in site.frameworks if example.snippet_path(fw).exists()}
     assert all(step == {} for step in view.ran.values()), "no run of this build: no executed steps"
+
+
+def test_a_lesson_view_holds_its_code_its_scripts_and_the_other_machines(site):
+    view = next(view for view in gather.lesson_views(site) if view.evidence.groups)
+    lesson, rows = view.evidence.lesson, view.evidence.rows
+    assert rows and all(lesson.snippet_path(fw).exists() for fw in rows), "its rows: those with a script"
+    assert set(view.code) == set(view.scripts) == {fw.name for fw in rows}
+    assert all(view.code[fw.name] for fw in rows), "each script's steps, as it stands"
+    assert all(script == lesson.snippet_path(fw).read_bytes() for fw in rows for script in [view.scripts[fw.name]])
+    assert all(column[2] != "smoke" for column in view.evidence.groups), "smoke runs judge nothing"
+    assert view.evidence.current == {} and all(notebook is None for notebook in view.executed.values())
+
+
+def test_a_notebook_view_without_a_run_is_the_program_read_as_a_notebook(site):
+    views = gather.notebook_views(site)
+    assert {(v.example.name, v.fw.name) for v in views} == {
+        (ex.name, fw.name) for ex in site.examples for fw in site.frameworks if ex.snippet_path(fw).exists()}
+    view = views[0]
+    assert view.result is None and view.notebook.cells, "no result: the program's own cells"
+    assert view.script == view.example.snippet_path(view.fw).name
+
+
+def test_a_framework_view_gathers_its_environment_fairness_and_guide_entry(site):
+    views = {view.fw.name: view for view in gather.framework_views(site)}
+    pytorch = views["pytorch"]
+    assert pytorch.versions is None and pytorch.reason == "not set up", "no environment here"
+    assert pytorch.history.system is not None and pytorch.history.system.id == "pytorch"
+    assert all(entry.entry["framework"] == "pytorch" for entry in pytorch.fairness)
+    assert [ex.name for ex, _ in pytorch.notebooks] == [ex.name for ex in site.examples]
