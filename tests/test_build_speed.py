@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from rosetta.build import equivalence
+from rosetta.build import equivalence, variables
 from rosetta.build.phases import Phases
 
 SLEEPER = [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1])); print('slept')"]
@@ -67,7 +67,8 @@ def test_a_worker_past_its_time_is_killed(tmp_path):
                                                       ([], "3", 3), ([{"name": "H200"}], "2", 2), ([], "x", None)])
 def test_how_many_workers_run_at_once(monkeypatch, gpus, setting, expected):
     monkeypatch.setenv("ROSETTA_CHECK_WORKERS", setting)
-    assert equivalence.parallel_workers({"gpus": gpus}) == (expected or min(2, os.cpu_count() or 1))
+    given = variables.read().check_workers
+    assert equivalence.parallel_workers({"gpus": gpus}, given) == (expected or min(2, os.cpu_count() or 1))
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning two workers apart needs two CPUs")

@@ -9,7 +9,7 @@ import shutil
 import pytest
 from conftest import REPO
 
-from rosetta.build import environments, equivalence, results
+from rosetta.build import environments, equivalence, results, variables
 from rosetta.project import Project
 
 pytestmark = pytest.mark.envs
@@ -24,7 +24,7 @@ def compared(example: str) -> list[str]:
 
 
 def smoke_check(project, example):
-    machine, _ = results.this_machine(project)
+    machine, _ = results.this_machine(project, variables.read().machine)
     return json.loads(equivalence.result_path(project, machine, "smoke", example).read_text())
 
 
@@ -98,7 +98,7 @@ def run_check(project, example, names, log=lambda line: None):
     frameworks = [fw for fw in project.frameworks() if fw.name in names]
     envs = {fw.name: environments.ensure(project, fw, create=False) for fw in frameworks}
     assert all(env.ok for env in envs.values()), "run `make test` (it creates the environments first)"
-    machine, info = results.this_machine(project)
+    machine, info = results.this_machine(project, variables.read().machine)
     return equivalence.check(project, example, frameworks, envs, "smoke", machine, info, log=log)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rosetta.build import results
+from rosetta.build import results, variables
 from rosetta.project import Project
 from rosetta.site import pages
 
@@ -61,7 +61,7 @@ def test_machine_description_and_id(monkeypatch):
     assert results.machine_id(epyc) == "amd-epyc-7b13-avx2-2-cores"
     assert results.machine_id({"cpu": "x", "cores": 16, "gpus": [{"name": "NVIDIA H200"}]}) == "1x-nvidia-h200"
     monkeypatch.setenv("ROSETTA_MACHINE", "My Box")
-    assert results.machine_id(machine) == "my-box"
+    assert results.machine_id(machine, variables.read().machine) == "my-box"
 
 
 def test_two_machines_of_one_model_at_different_rates_never_share_a_name(monkeypatch):

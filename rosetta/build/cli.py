@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import signal
 import sys
 import time
@@ -16,11 +15,11 @@ from pathlib import Path
 
 import nbformat
 
-from ..data.fetch import DataError, usable_in
+from ..data.fetch import DataError
 from ..project import PROFILES, REPO_ROOT, Example, Framework, Project, UsageError, check_name, expand, resolve_profile
-from ..settings import WEIGHTS_CHOICES, settings
+from ..settings import settings
 from ..site import pages
-from . import environments, equivalence, lessons, results
+from . import environments, equivalence, lessons, results, variables
 from .execute import execute
 from .files import BuildBusy, BuildLock, UnwritableError, write_atomically
 from .phases import CLOCK
@@ -102,49 +101,10 @@ def restore_signals() -> None:
         signal.signal(number, handler)
 
 
-def warn_about_path_settings(project: Project) -> None:
-    """Path settings that point nowhere are named, not silently ignored."""
-    for line in path_setting_problems(project):
-        log(f"warning: {line}")
-
-
-def looked_for(project: Project) -> list[str]:
-    """The names and globs that the data modules of the examples and lessons accept (their LOOKED_FOR)."""
-    modules = {ex.data_module for ex in project.examples()} | {lesson.data_module for lesson in
-                                                                lessons.all_lessons(project)[0]}
-    patterns = []
-    for name in sorted(filter(None, modules)):
-        try:
-            patterns += getattr(importlib.import_module(name), "LOOKED_FOR", ())
-        except ImportError:
-            continue           # (the example's own build says so)
-    return list(dict.fromkeys(patterns))
-
-
-def path_setting_problems(project: Project) -> list[str]:
-    problems, patterns = [], None
-    for entry in [p for p in os.environ.get("ROSETTA_DATA", "").split(os.pathsep) if p]:
-        folder = Path(entry).expanduser()
-        if not folder.is_dir():
-            problems.append(f"ROSETTA_DATA entry {folder}: {'not a folder' if folder.exists() else 'no such folder'}"
-                            " (ignored: data is looked for in the other entries and the cache)")
-            continue
-        patterns = looked_for(project) if patterns is None else patterns
-        if patterns and not usable_in(folder, patterns):
-            problems.append(f"ROSETTA_DATA entry {folder}: holds none of the data this build reads "
-                            f"(looked for {', '.join(patterns)})")
-    for name in ("ROSETTA_CACHE", "ROSETTA_VENVS"):
-        value = os.environ.get(name)
-        if value:
-            folder = Path(value).expanduser()
-            nearest = next(p for p in (folder, *folder.parents) if p.exists())     # (made when first used)
-            if nearest == folder and not folder.is_dir():
-                problems.append(f"{name}={folder}: not a folder")
-            elif not nearest.is_dir():
-                problems.append(f"{name}={folder}: cannot be created ({nearest} is a file)")
-            elif not os.access(nearest, os.W_OK):
-                problems.append(f"{name}={folder}: not writable by this user")
-    return problems
+def data_modules(project: Project) -> set[str]:
+    """The data modules that the examples and lessons read (what ROSETTA_DATA folders are checked for)."""
+    return {ex.data_module for ex in project.examples()} | {lesson.data_module
+                                                            for lesson in lessons.all_lessons(project)[0]}
 
 
 def not_run(example: Example, fw: Framework, profile: str, machine: str, machine_info: dict,
@@ -370,7 +330,7 @@ class Measured:
 
 def measure(project: Project, all_examples: list[Example], examples: list[Example], all_frameworks: list[Framework],
             selected: set[str], envs: dict, all_lessons: list, lesson_problems: list, chosen_lessons: set[str],
-            profile: str, machine: str, machine_info: dict, args) -> Measured:
+            profile: str, machine: str, machine_info: dict, args, given: variables.Variables) -> Measured:
     """Each example, its equivalence checks, then the lessons: measured where selected and stale, else
     the results on record (with nothing selected, as a publishing build does, nothing runs)."""
     out = Measured()
@@ -388,7 +348,8 @@ def measure(project: Project, all_examples: list[Example], examples: list[Exampl
             try:
                 with CLOCK.timing(f"{example.name}: equivalence"):
                     out.checked[example.name] = equivalence.check(project, example, all_frameworks, envs, profile,
-                                                                  machine, machine_info, force=args.force, log=log)
+                                                                  machine, machine_info, force=args.force, log=log,
+                                                                  workers=given.check_workers)
             except Exception as exc:   # a broken spec must not cost the other examples their pages
                 log(f"  equivalence: could not run: {type(exc).__name__}: {exc}")
                 out.equivalence_errors.append(
@@ -487,6 +448,7 @@ def main(argv=None) -> int:
         examples = pick("example", args.examples, all_examples)
         all_lessons, lesson_problems = lessons.all_lessons(project)
         chosen_lessons = {lesson.name for lesson in lessons.pick(args.lessons, all_lessons)}
+        settings_given = variables.read()
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -497,11 +459,8 @@ def main(argv=None) -> int:
         print("error: --from-results builds from results measured elsewhere: it cannot also set up or measure",
               file=sys.stderr)
         return 2
-    if os.environ.get("ROSETTA_WEIGHTS", "pretrained") not in WEIGHTS_CHOICES:
-        print(f"error: ROSETTA_WEIGHTS={os.environ['ROSETTA_WEIGHTS']!r}: use one of "
-              f"{', '.join(WEIGHTS_CHOICES)}", file=sys.stderr)
-        return 2
-    warn_about_path_settings(project)
+    for line in variables.path_problems(settings_given, data_modules(project)):
+        log(f"warning: {line}")     # (named, not silently ignored)
     lock = BuildLock(project.build / "build.lock")
     try:
         lock.acquire(args.wait, on_wait=lambda holder: log(f"waiting up to {args.wait:g} s: "
@@ -512,7 +471,7 @@ def main(argv=None) -> int:
     interrupt_on_signals()
     try:
         return build(args, project, profile, published, frameworks, all_frameworks, examples, all_examples,
-                     all_lessons, lesson_problems, chosen_lessons)
+                     all_lessons, lesson_problems, chosen_lessons, settings_given)
     except KeyboardInterrupt as exc:
         log(f"interrupted ({str(exc) or 'SIGINT'}) while {Doing.now}: every result that finished is kept and none is "
             "half written; the next build continues from here (finished snippets are not run again)")
@@ -527,7 +486,7 @@ def main(argv=None) -> int:
 
 def build(args, project: Project, profile, published: list[Path], frameworks: list[Framework],
           all_frameworks: list[Framework], examples: list[Example], all_examples: list[Example],
-          all_lessons: list, lesson_problems: list, chosen_lessons: set[str]) -> int:
+          all_lessons: list, lesson_problems: list, chosen_lessons: set[str], given: variables.Variables) -> int:
     """The stages, in order, for the options given (main has checked them and holds the lock)."""
     CLOCK.reset()            # the build's clock: its phases, and the whole build's time
     selected = {fw.name for fw in frameworks}
@@ -566,12 +525,12 @@ def build(args, project: Project, profile, published: list[Path], frameworks: li
         with CLOCK.timing("machine peak"):
             machine_info["float32_matmul"] = results.known_peak(project.results, machine_info) or \
                 results.measure_peak(project, all_frameworks, envs)
-        machine = results.machine_id(machine_info)
+        machine = results.machine_id(machine_info, given.machine)
         results.save_machine(project, machine, machine_info)
         results.save_environments(project, machine, envs)
         log(f"machine {machine}, profile {profile}")
     measured = measure(project, all_examples, examples, all_frameworks, selected, envs, all_lessons,
-                       lesson_problems, chosen_lessons, profile, machine, machine_info, args)
+                       lesson_problems, chosen_lessons, profile, machine, machine_info, args, given)
     if published:
         mark_stale_by_code(measured, all_examples, all_frameworks, all_lessons)
         stale = [f"{name}/{row}" for group in (measured.results, measured.lessons)

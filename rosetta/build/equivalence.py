@@ -178,12 +178,11 @@ class LiveWorkers:
 LIVE = LiveWorkers()
 
 
-def parallel_workers(machine_info: dict) -> int:
-    """How many workers run at once: ROSETTA_CHECK_WORKERS if set; else one per core, at most 2, on a
+def parallel_workers(machine_info: dict, given: int = 0) -> int:
+    """How many workers run at once: `given` (ROSETTA_CHECK_WORKERS) if set; else one per core, at most 2, on a
     machine without a GPU (two workers on one GPU would contend for its memory: JAX takes most of it)."""
-    given = os.environ.get("ROSETTA_CHECK_WORKERS", "")
-    if given.strip().isdigit() and int(given) > 0:
-        return int(given)
+    if given > 0:
+        return given
     return 1 if machine_info.get("gpus") else max(1, min(2, os.cpu_count() or 1))
 
 
@@ -376,7 +375,7 @@ def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framewo
 
 
 def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
-          machine: str, machine_info: dict, force: bool = False, log=print) -> dict | None:
+          machine: str, machine_info: dict, force: bool = False, log=print, workers: int = 0) -> dict | None:
     """The example's equivalence result: measured again when anything it depends on changed."""
     if not has_checks(example):
         return None
@@ -402,7 +401,7 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
         else:
             runnable.append(fw)
     row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, machine) for fw in runnable}
-    workers = parallel_workers(machine_info)
+    workers = parallel_workers(machine_info, workers)
     run = Runner(project, example, spec, profile, log, workers, row_keys, rerun=force)
     measured = comparison.measure(spec, run, candidates, runnable, per_framework, initial, inputs, seed,
                                   lambda tasks: in_parallel(tasks, workers))

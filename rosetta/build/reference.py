@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
-from . import equivalence, lessons, results
+from . import equivalence, lessons, results, variables
 
 CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
 
@@ -177,7 +177,7 @@ def main(argv=None) -> int:
         if subprocess.run(command, cwd=project.root, env=os.environ).returncode != 0:
             print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
             return 1
-    machine, _ = results.this_machine(project)
+    machine, _ = results.this_machine(project, variables.read().machine)
     copied = copy_measured(project, machine, args.profile, names, root)
     print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/")
     others = sorted({row.machine for row in stale_rows(project, root)} - {machine})

@@ -187,13 +187,14 @@ def known_peak(root: Path, machine: dict) -> dict | None:
     return None
 
 
-def this_machine(project: Project) -> tuple[str, dict]:
-    """This machine's id and description, with the rate on record in the project's results (if any)."""
+def this_machine(project: Project, given: str = "") -> tuple[str, dict]:
+    """This machine's id (`given`: ROSETTA_MACHINE) and description, with the rate on record in the project's
+    results (if any)."""
     machine = describe_machine()
     peak = known_peak(project.results, machine)
     if peak:
         machine["float32_matmul"] = peak
-    return machine_id(machine), machine
+    return machine_id(machine, given), machine
 
 
 def peak_band(gflops: float) -> tuple[int, int]:
@@ -211,11 +212,11 @@ def _processor(machine: dict) -> str:
     return " ".join(re.sub(r"\((R|TM)\)|CPU|Processor|@.*|\d+-Core", "", machine["cpu"]).split())
 
 
-def machine_id(machine: dict) -> str:
-    """ROSETTA_MACHINE, else what makes a machine's numbers differ: the GPU, or the CPU model, its vector
-    instructions and core count; then the band of its float32 rate, once measured."""
-    if os.environ.get("ROSETTA_MACHINE"):
-        return slug(os.environ["ROSETTA_MACHINE"])
+def machine_id(machine: dict, given: str = "") -> str:
+    """The name `given` (ROSETTA_MACHINE), else what makes a machine's numbers differ: the GPU, or the CPU
+    model, its vector instructions and core count; then the band of its float32 rate, once measured."""
+    if given:
+        return slug(given)
     peak = machine.get("float32_matmul") or {}
     band = "{}-{}-gflops".format(*peak_band(peak["gflops"])) if peak.get("gflops") else ""
     if machine["gpus"]:
