@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import REPO
 
-from rosetta.build import lessons, results, variables
+from rosetta.build import lessons, results, store, variables
 from rosetta.project import Project
 
 pytestmark = pytest.mark.envs
@@ -74,7 +74,7 @@ def test_the_build_ends_with_where_its_time_went(smoke_site):
 
 def smoke_result(project, example, framework):
     machine, _ = results.this_machine(project, variables.read().machine)
-    return json.loads(results.result_path(project, machine, "smoke", example, framework).read_text())
+    return json.loads(store.BENCHMARK.path(project.results, machine, "smoke", example, framework).read_text())
 
 
 @pytest.mark.parametrize("example, framework", PAIRS)

@@ -32,12 +32,13 @@ import numpy as np
 from .. import neutral
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, identity, results
+from . import comparison, environments, identity, results, store
+from .context import RunContext
+from .jobs import Job
+from .outcome import Outcome
 from .snippets import SnippetError, parse
 
-API_VERSION = 4                          # 4: operation counts; 3: the snippets' own train cells, inputs alone
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
-RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
@@ -54,10 +55,6 @@ def has_checks(example: Example) -> bool:
 def adapter_path(example: Example, fw: Framework | str) -> Path:
     """A row's adapter: like its snippet, one per program (or one for the row alone)."""
     return script_in(spec_folder(example), fw)
-
-
-def result_path(project: Project, machine: str, profile: str, example: str) -> Path:
-    return project.results / machine / profile / RESULTS_FOLDER / f"{example}.json"
 
 
 def load_spec(project: Project, example: Example, profile: str) -> neutral.Spec:
@@ -111,7 +108,7 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
     try:
         code, timed = step_codes(example, example.snippet_path(fw))
     except SnippetError as exc:
-        return {"status": "failed", "reason": str(exc)}
+        return {"status": Outcome.FAILED, "reason": str(exc)}
     (job_dir / "job.json").write_text(json.dumps({
         "snippet": str(example.snippet_path(fw)), "code": code + ("\n\n" + change if change else ""),
         "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw))}))
@@ -131,14 +128,14 @@ def run_framework(project: Project, example: Example, fw: Framework, spec: neutr
     try:
         done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
     except subprocess.TimeoutExpired:
-        return {"status": "timeout", "reason": f"no answer within {WORKER_TIMEOUT} s"}
+        return {"status": Outcome.TIMEOUT, "reason": f"no answer within {WORKER_TIMEOUT} s"}
     seconds = time.perf_counter() - started
     (job_dir / "log.txt").write_text(done.stdout + done.stderr)
     if done.returncode != 0:
         tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
-        return {"status": "failed", "reason": f"worker exited {done.returncode}: {tail[0]}",
+        return {"status": Outcome.FAILED, "reason": f"worker exited {done.returncode}: {tail[0]}",
                 "log": str(job_dir / "log.txt"), "seconds": seconds}
-    return {"status": "ok", "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
+    return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
             "facts": json.loads((job_dir / "facts.json").read_text())}
 
 
@@ -250,7 +247,7 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
                  env.fingerprint_hash.encode(), variables.encode(),
                  identity.definition_identity(example.folder / "example.toml").encode(),
                  results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
-                 profile.encode(), machine.encode(), str(API_VERSION).encode(),
+                 profile.encode(), machine.encode(), str(store.CHECK.api_version).encode(),
                  *(identity.python_identity((results.REPO_ROOT / entry).read_text()).encode()
                    for entry in WORKER_CODE)):
         digest.update(hashlib.sha256(part).digest())
@@ -304,7 +301,7 @@ class Runner:
             for inputs in ("weights.npz", "batches.npz"):
                 (job_dir / inputs).unlink(missing_ok=True)
             record = {k: v for k, v in outcome.items() if k in ("status", "reason", "seconds", "facts")}
-            results.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
+            store.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
 
     def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
         job_dir = self.project.build / "equivalence" / self.example.name / f"{next(self.jobs):02d}-{fw.name}-{tag}"
@@ -316,76 +313,38 @@ class Runner:
             if outcome is None:
                 outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir,
                                         change, train_cell, cores)
-                if key and outcome["status"] == "ok":
+                if key and outcome["status"] == Outcome.OK:
                     self.keep(folder, key, job_dir, outcome)
         finally:
             self.cores.put(cores)
         self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
                  + (", kept from the last check (nothing it depends on changed)" if outcome.get("kept") else
-                    f" in {outcome['seconds']:.1f} s" if outcome["status"] == "ok" else f": {outcome['reason']}"))
+                    f" in {outcome['seconds']:.1f} s" if outcome["status"] == Outcome.OK else f": {outcome['reason']}"))
         return outcome
-
-
-def previous(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],
-             envs: dict) -> dict | None:
-    """The last check on record, for the pages of examples this build did not check: this machine's, else
-    the newest that another machine of the results folders made at this profile (a check re-measured alone
-    on another machine of the kind; the reference's, beside a new machine's first build). Marked stale when
-    what it depends on has changed since, judged with the environments its own machine recorded."""
-    data = stored(result_path(project, machine, profile, example.name))
-    if data is not None:
-        data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
-                                                           envs, profile, machine)
-        return data
-    elsewhere = []
-    for root in results.results_roots(project):
-        for path in sorted(root.glob(f"*/{profile}/{RESULTS_FOLDER}/{example.name}.json")):
-            other = path.parent.parent.parent.name
-            data = stored(path)
-            if (root, other) == (project.results.resolve(), machine) or data is None:
-                continue
-            try:
-                recorded = results.recorded_environments(results.load_machine(root, other)[1])
-            except results.ResultFileError:
-                continue
-            data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
-                                                               recorded, profile, other)
-            elsewhere.append(data)
-    return max(elsewhere, key=lambda d: d.get("date", ""), default=None)
-
-
-# The fields of an equivalence result that the pages and the next build read.
-RESULT_FIELDS = ("example", "cache_key", "frameworks", "failures", "passed")
-
-
-def stored(path: Path, log=lambda line: None) -> dict | None:
-    """A result file this version can read, or None; one that cannot be read (cut off, edited, another
-    format) is named (`log`) and treated as missing: the next check measures it again."""
-    if not path.exists():
-        return None
-    try:
-        return results.read_stored(path, API_VERSION, RESULT_FIELDS)
-    except results.ResultFileError as exc:
-        log(f"  equivalence: {exc}: treated as missing")
-        return None
 
 
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
     return [fw for fw in frameworks if example.snippet_path(fw).exists()]
 
 
-def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
-          machine: str, machine_info: dict, force: bool = False, log=print, workers: int = 0) -> dict | None:
-    """The example's equivalence result: measured again when anything it depends on changed."""
+def job(context: RunContext, example: Example, selected: bool) -> Job | None:
+    """The example's equivalence check as a job (jobs.py), when it has checks: measured again, when selected,
+    once anything it depends on has changed."""
     if not has_checks(example):
         return None
-    candidates = candidates_of(example, frameworks)
-    key = cache_key(project, example, candidates, envs, profile, machine)
-    path = result_path(project, machine, profile, example.name)
-    last = stored(path, log)
-    if last is not None and last.get("cache_key") == key and not force:
-        log("  equivalence: up to date")
-        return last
+    candidates = candidates_of(example, list(context.frameworks))
+    return Job(store.CHECK, "equivalence", example.name,
+               store.CHECK.path(context.project.results, context.machine, context.profile, example.name), selected,
+               key=lambda: cache_key(context.project, example, candidates, context.envs, context.profile,
+                                     context.machine),
+               run=lambda key: (check(context, example, candidates, key), None),
+               doing=f"checking the equivalence of {example.name}",
+               describe=lambda result, seconds: f"{'passed' if result['passed'] else 'FAILED'} in {seconds:.1f} s")
+
+
+def check(context: RunContext, example: Example, candidates: list[Framework], key: str) -> dict:
+    """Run every row's workers and compare every pair: the check's result."""
+    project, profile, envs, log = context.project, context.profile, context.envs, context.log
     spec = load_spec(project, example, profile)
     seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
     initial = neutral.initial_weights(spec, seed)
@@ -394,31 +353,31 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
     for fw in candidates:
         env = envs.get(fw.name)
         if env is None or not env.ok:
-            per_framework[fw.name] = {"status": "not-installed", "reason": env.reason if env else "no environment"}
+            per_framework[fw.name] = {"status": Outcome.NOT_INSTALLED,
+                                      "reason": env.reason if env else "no environment"}
         elif not adapter_path(example, fw).exists():
-            per_framework[fw.name] = {"status": "no-adapter",
+            per_framework[fw.name] = {"status": Outcome.NO_ADAPTER,
                                       "reason": f"no {adapter_path(example, fw).relative_to(project.root)}"}
         else:
             runnable.append(fw)
-    row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, machine) for fw in runnable}
-    workers = parallel_workers(machine_info, workers)
-    run = Runner(project, example, spec, profile, log, workers, row_keys, rerun=force)
+    row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, context.machine)
+                for fw in runnable}
+    workers = parallel_workers(context.machine_info, context.variables.check_workers)
+    run = Runner(project, example, spec, profile, log, workers, row_keys, rerun=context.options.force)
     measured = comparison.measure(spec, run, candidates, runnable, per_framework, initial, inputs, seed,
                                   lambda tasks: in_parallel(tasks, workers))
     per_framework, failures = measured["frameworks"], measured["failures"]
     for fw in runnable:
         packages = {**envs[fw.name].fingerprint.get("packages", {}), "python": envs[fw.name].fingerprint.get("python")}
         per_framework[fw.name]["versions"] = results.key_packages(fw, packages)
-    result = {"api_version": API_VERSION, "example": example.name, "profile": profile, "machine": machine,
-              "machine_label": results.machine_label(machine_info), "cache_key": key, "date": results.now(),
-              "seed": seed, "steps": spec.steps, "batch_size": spec.batch_size,
-              "forward_batch": spec.forward_batch, "overrides": spec.overrides, "tolerance": spec.tolerance,
-              "conventions": list(spec.conventions), "notes": measured["notes"], "noise_floor": measured["noise_floor"],
-              "operations": measured["operations"],
-              "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
-              "frameworks": per_framework, **measured["compared"], "failures": failures,
-              "passed": not failures and len(measured["outputs"]) >= 2}
-    results.write_json(path, result)
     for failure in failures:
         log(f"  equivalence FAILED: {failure}")
-    return result
+    return {"api_version": store.CHECK.api_version, "example": example.name, "profile": profile,
+            "machine": context.machine, "machine_label": results.machine_label(context.machine_info),
+            "cache_key": key, "date": results.now(), "seed": seed, "steps": spec.steps, "batch_size": spec.batch_size,
+            "forward_batch": spec.forward_batch, "overrides": spec.overrides, "tolerance": spec.tolerance,
+            "conventions": list(spec.conventions), "notes": measured["notes"], "noise_floor": measured["noise_floor"],
+            "operations": measured["operations"],
+            "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
+            "frameworks": per_framework, **measured["compared"], "failures": failures,
+            "passed": not failures and len(measured["outputs"]) >= 2}
