@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 
 from ..project import Example, Framework, Project, expand
-from ..settings import settings
+from ..settings import Settings, with_overrides
 from . import environments, results, store
 from .context import RunContext
 from .execute import execute
@@ -25,6 +25,15 @@ def profile_data(example: Example, profile: str) -> str:
 
 def data_identity(example: Example, profile: str) -> str:
     return results.data_identity(example.data_module, profile_data(example, profile))
+
+
+def run_settings(context: RunContext, example: Example, row: str | None = None) -> Settings:
+    """The settings a run of the example reads, resolved as rosetta.settings resolves them in its kernel (the
+    row's sizes, ROSETTA_OVERRIDES, ROSETTA_WEIGHTS), from the Example in hand: part of each row's cache key."""
+    values = with_overrides(example.name, {**example.hyperparameters, **example.sizes(context.profile, row)})
+    if "weights" in values:
+        values["weights"] = context.variables.weights or values["weights"]
+    return Settings(example.name, context.profile, values)
 
 
 def not_run(context: RunContext, example: Example, fw: Framework, status: Outcome, reason: str) -> dict:
@@ -114,9 +123,9 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
 
 
 def row_key(context: RunContext, example: Example, fw: Framework, data: Data) -> str:
-    row_settings = settings(example.name, context.profile, snippets=context.project.snippets, row=fw.name).as_dict()
     return results.cache_key(example, fw, context.envs[fw.name].fingerprint_hash, context.profile, context.machine,
-                             context.options.repeats, row_settings, data.identity())
+                             context.options.repeats, run_settings(context, example, fw.name).as_dict(),
+                             data.identity())
 
 
 def jobs(context: RunContext, example: Example, selected: frozenset[str]) -> list[Job]:
@@ -129,7 +138,7 @@ def jobs(context: RunContext, example: Example, selected: frozenset[str]) -> lis
         misaligned.setdefault(Path(problem.split(":")[0]), problem)
     profile = context.profile
     data = Data(example.data_module, profile_data(example, profile), profile_data(example, profile) != "synthetic",
-                lambda: settings(example.name, profile, snippets=context.project.snippets), f"{example.name}: data")
+                lambda: run_settings(context, example), f"{example.name}: data")
     found = []
     for fw in context.frameworks:
         if fw.name not in snippets:

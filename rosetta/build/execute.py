@@ -71,7 +71,7 @@ def kernel_death(process) -> dict:
 
 
 class BuildSignals:
-    """The build's own SIGINT and SIGTERM handlers (they stop the build: see build.interrupt_on_signals).
+    """The build's own SIGINT and SIGTERM handlers (they stop the build: see signals.interrupt_on_signals).
     nbclient installs handlers of its own while it starts a kernel and runs a notebook, which only shut the
     kernel down (a run would then end as a false 'failed'), and leaves the defaults behind it. So the
     build's are put back once the kernel has started, and again when the run ends."""

@@ -23,7 +23,7 @@ class Variables:
     data: tuple[str, ...] = ()            # ROSETTA_DATA entries: folders searched for data sets first
     cache: str = ""                       # ROSETTA_CACHE: downloads and decoded arrays
     venvs: str = ""                       # ROSETTA_VENVS: where the environments are made
-    weights: str = "pretrained"           # ROSETTA_WEIGHTS: pretrained, or seeded random weights
+    weights: str = ""                     # ROSETTA_WEIGHTS: pretrained or random (seeded); "": each example's own
     machine: str = ""                     # ROSETTA_MACHINE: this machine's name, when given
     check_workers: int = 0                # ROSETTA_CHECK_WORKERS: equivalence workers at once (0: the default)
 
@@ -31,8 +31,8 @@ class Variables:
 def read(environ: Mapping[str, str] | None = None) -> Variables:
     """The settings of this process's environment; UsageError names one that cannot be used."""
     environ = os.environ if environ is None else environ
-    weights = environ.get("ROSETTA_WEIGHTS", "pretrained")
-    if weights not in WEIGHTS_CHOICES:
+    weights = environ.get("ROSETTA_WEIGHTS", "")
+    if weights and weights not in WEIGHTS_CHOICES:
         raise UsageError(f"ROSETTA_WEIGHTS={weights!r}: use one of {', '.join(WEIGHTS_CHOICES)}")
     workers = environ.get("ROSETTA_CHECK_WORKERS", "").strip()
     return Variables(
