@@ -95,50 +95,6 @@ def step_codes(example: Example, path: Path) -> tuple[str, str]:
     return "\n\n".join(s.code for s in steps[:end]), timed
 
 
-def run_framework(project: Project, example: Example, fw: Framework, spec: neutral.Spec, profile: str,
-                  inputs: dict, job_dir: Path, change: str = "", train_cell: bool = False,
-                  cores: tuple[int, ...] = ()) -> dict:
-    """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
-    the snippet's steps (a note's experiment, e.g. moving Adam's epsilon); with `train_cell` the
-    worker also runs the snippet's own timed (training) cell over the same batches. `cores`: the CPUs
-    it may use (all when empty)."""
-    if job_dir.exists():
-        shutil.rmtree(job_dir)
-    job_dir.mkdir(parents=True)
-    try:
-        code, timed = step_codes(example, example.snippet_path(fw))
-    except SnippetError as exc:
-        return {"status": Outcome.FAILED, "reason": str(exc)}
-    (job_dir / "job.json").write_text(json.dumps({
-        "snippet": str(example.snippet_path(fw)), "code": code + ("\n\n" + change if change else ""),
-        "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw))}))
-    neutral.save(job_dir / "weights.npz", inputs["weights"])
-    neutral.save(job_dir / "batches.npz", inputs["batches"])
-    run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
-    run_dir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-           "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
-           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-           **environments.process_variables(project, fw)}
-    if "weights" in spec.overrides:
-        env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
-    command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
-               "rosetta.equivalence_worker", str(job_dir)]
-    started = time.perf_counter()
-    try:
-        done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return {"status": Outcome.TIMEOUT, "reason": f"no answer within {WORKER_TIMEOUT} s"}
-    seconds = time.perf_counter() - started
-    (job_dir / "log.txt").write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
-        return {"status": Outcome.FAILED, "reason": f"worker exited {done.returncode}: {tail[0]}",
-                "log": str(job_dir / "log.txt"), "seconds": seconds}
-    return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
-            "facts": json.loads((job_dir / "facts.json").read_text())}
-
-
 class LiveWorkers:
     """The worker processes running now (from any thread), so that an interrupted check can end them all:
     a KeyboardInterrupt reaches the main thread only, while the workers wait in other threads."""
@@ -259,16 +215,17 @@ class Runner:
 
     A run whose row and inputs are unchanged since the last check is not run again: its output is kept
     (in _build/equivalence/<example>/kept/), so editing one snippet re-runs that row's workers only and the
-    comparisons of every pair. `rerun` (the build's --force) runs everything."""
+    comparisons of every pair. The build's --force runs everything."""
 
-    def __init__(self, project: Project, example: Example, spec: neutral.Spec, profile: str, log,
-                 workers: int = 1, row_keys: dict | None = None, rerun: bool = True):
-        self.project, self.example, self.spec, self.profile, self.log = project, example, spec, profile, log
+    def __init__(self, context: RunContext, example: Example, spec: neutral.Spec, workers: int = 1,
+                 row_keys: dict | None = None):
+        self.context, self.example, self.spec, self.log = context, example, spec, context.log
+        project = context.project
         self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
         self.cores = queue.SimpleQueue()        # the CPU groups free now: a run takes one and gives it back
         for group in core_groups(workers):
             self.cores.put(group)
-        self.row_keys, self.rerun = row_keys or {}, rerun
+        self.row_keys, self.rerun = row_keys or {}, context.options.force
         self.kept_dir = project.build / "equivalence" / example.name / "kept"
         self.keeping = threading.Lock()         # (two runs with the same row, tag and change share a folder)
         self.hashed: dict[int, tuple[dict, str]] = {}
@@ -303,16 +260,58 @@ class Runner:
             record = {k: v for k, v in outcome.items() if k in ("status", "reason", "seconds", "facts")}
             store.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
 
+    def run_worker(self, fw: Framework, inputs: dict, job_dir: Path, change: str = "", train_cell: bool = False,
+                   cores: tuple[int, ...] = ()) -> dict:
+        """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
+        the snippet's steps (a note's experiment, e.g. moving Adam's epsilon); with `train_cell` the
+        worker also runs the snippet's own timed (training) cell over the same batches. `cores`: the CPUs
+        it may use (all when empty)."""
+        project, example, spec, profile = self.context.project, self.example, self.spec, self.context.profile
+        if job_dir.exists():
+            shutil.rmtree(job_dir)
+        job_dir.mkdir(parents=True)
+        try:
+            code, timed = step_codes(example, example.snippet_path(fw))
+        except SnippetError as exc:
+            return {"status": Outcome.FAILED, "reason": str(exc)}
+        (job_dir / "job.json").write_text(json.dumps({
+            "snippet": str(example.snippet_path(fw)), "code": code + ("\n\n" + change if change else ""),
+            "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw))}))
+        neutral.save(job_dir / "weights.npz", inputs["weights"])
+        neutral.save(job_dir / "batches.npz", inputs["batches"])
+        run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
+        run_dir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
+               "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
+               "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
+               **environments.process_variables(project, fw)}
+        if "weights" in spec.overrides:
+            env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
+        command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
+                   "rosetta.equivalence_worker", str(job_dir)]
+        started = time.perf_counter()
+        try:
+            done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return {"status": Outcome.TIMEOUT, "reason": f"no answer within {WORKER_TIMEOUT} s"}
+        seconds = time.perf_counter() - started
+        (job_dir / "log.txt").write_text(done.stdout + done.stderr)
+        if done.returncode != 0:
+            tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
+            return {"status": Outcome.FAILED, "reason": f"worker exited {done.returncode}: {tail[0]}",
+                    "log": str(job_dir / "log.txt"), "seconds": seconds}
+        return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
+                "facts": json.loads((job_dir / "facts.json").read_text())}
+
     def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
-        job_dir = self.project.build / "equivalence" / self.example.name / f"{next(self.jobs):02d}-{fw.name}-{tag}"
+        job_dir = self.kept_dir.parent / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         cores = self.cores.get()
         try:
             key = self.run_key(fw, inputs, tag, change, train_cell, cores) if fw.name in self.row_keys else ""
             folder = self.kept_dir / f"{fw.name}-{tag}-{hashlib.sha256(change.encode()).hexdigest()[:8]}"
             outcome = None if self.rerun or not key else self.kept(folder, key)
             if outcome is None:
-                outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir,
-                                        change, train_cell, cores)
+                outcome = self.run_worker(fw, inputs, job_dir, change, train_cell, cores)
                 if key and outcome["status"] == Outcome.OK:
                     self.keep(folder, key, job_dir, outcome)
         finally:
@@ -363,7 +362,7 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
     row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, context.machine)
                 for fw in runnable}
     workers = parallel_workers(context.machine_info, context.variables.check_workers)
-    run = Runner(project, example, spec, profile, log, workers, row_keys, rerun=context.options.force)
+    run = Runner(context, example, spec, workers, row_keys)
     measured = comparison.measure(spec, run, candidates, runnable, per_framework, initial, inputs, seed,
                                   lambda tasks: in_parallel(tasks, workers))
     per_framework, failures = measured["frameworks"], measured["failures"]
