@@ -30,9 +30,15 @@ def mark_rows(results_by_name: dict, things: list, frameworks: list[Framework], 
     by_name = {fw.name: fw for fw in frameworks}
     for thing in things:
         for name, result in results_by_name.get(thing.name, {}).items():
-            dated = kind is not store.BENCHMARK or result.get("provenance", {}).get("date")
-            if name in by_name and dated and result.get("cache_key"):
+            if name in by_name and was_measured(kind, result):
                 result["stale"] = row_is_stale(kind, thing, by_name[name], result)
+
+
+def was_measured(kind: store.Kind, result: dict) -> bool:
+    """A row that ran (a record of one that could not run has no key: nothing it measured can be stale)."""
+    if kind is store.BENCHMARK and not result.get("provenance", {}).get("date"):
+        return False
+    return bool(result.get("cache_key"))
 
 
 def check_elsewhere(project: Project, example: Example, profile: str, machine: str,
