@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from rosetta.build import cli, variables
+from rosetta.build import cli, lessons, variables
 
 
 def path_problems(project):
     """As the build reads them: every setting once, checked against the examples' and lessons' data modules."""
-    return variables.path_problems(variables.read(), cli.data_modules(project))
+    modules = cli.data_modules(project.examples(), lessons.all_lessons(project)[0])
+    return variables.path_problems(variables.read(), modules)
 
 
 @pytest.fixture(autouse=True)

@@ -62,10 +62,9 @@ def pick(kind: str, given: str | None, available: list):
     return [item for item in available if item.name in wanted]
 
 
-def data_modules(project: Project) -> set[str]:
+def data_modules(examples, all_lessons) -> set[str]:
     """The data modules that the examples and lessons read (what ROSETTA_DATA folders are checked for)."""
-    return {ex.data_module for ex in project.examples()} | {lesson.data_module
-                                                            for lesson in lessons.all_lessons(project)[0]}
+    return {ex.data_module for ex in examples} | {lesson.data_module for lesson in all_lessons}
 
 
 def context_of(args) -> RunContext:
@@ -98,7 +97,7 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for line in variables.path_problems(context.variables, data_modules(context.project)):
+    for line in variables.path_problems(context.variables, data_modules(context.examples, context.lessons)):
         context.log(f"warning: {line}")     # (named, not silently ignored)
     lock = BuildLock(context.project.build / "build.lock")
     try:

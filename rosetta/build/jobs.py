@@ -104,6 +104,7 @@ def run_jobs(context: RunContext, jobs: list[Job]) -> dict[str, dict]:
 
 
 def run_job(context: RunContext, job: Job) -> dict | None:
+    """The job's result: the one on record when current (or not selected), else measured and saved whole."""
     log = context.log
     previous = store.previous(job.kind, job.path, log)
     if job.blocked is not None:
