@@ -3,7 +3,7 @@
 A lesson is files only: ``lesson.toml`` (the claim, its source, the variants, the decision
 rules, the sizes per profile), a ``README.md`` (the lesson in words) and one jupytext script
 per framework (``<framework>.py``, cut into the lesson's steps, ending with one
-``lesson.compare`` call). Scripts run like the benchmarks: in their framework's kernel, one
+``lesson.compare`` call). Scripts run like the benchmarks, a job each (jobs.py): in their framework's kernel, one
 at a time, cached by content, environment, profile and machine; a failure is recorded and
 shown, never fatal. Verdicts are computed from the stored numbers when the pages are written
 (rosetta/build/verdict.py), so no verdict is ever typed.
