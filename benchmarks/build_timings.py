@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rosetta.build import results  # noqa: E402
+from rosetta.build import results, variables  # noqa: E402
 from rosetta.project import Project, resolve_profile  # noqa: E402
 
 WARM_TARGET_S = 30.0
@@ -58,7 +58,7 @@ def main() -> int:
     args = parser.parse_args()
     profile = resolve_profile(args.profile)
     project = Project(root=ROOT)
-    machine, machine_info = results.this_machine(project)
+    machine, machine_info = results.this_machine(project, variables.read().machine)
     report = {"machine": machine_info, "profile": profile, "date": results.now(), "phases": {}}
 
     if args.cold:

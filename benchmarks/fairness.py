@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from rosetta.build import environments, results  # noqa: E402
+from rosetta.build import environments, results, variables  # noqa: E402
 from rosetta.build.execute import execute  # noqa: E402
 from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
@@ -327,7 +327,7 @@ def main(argv=None) -> int:
             raise UsageError(f"--set {', '.join(unknown)}: no selected example has such a setting")
         if args.repeats < 1:
             raise UsageError("--repeats must be at least 1")
-        machine, machine_info = results.this_machine(project)
+        machine, machine_info = results.this_machine(project, variables.read().machine)
         path = OUTPUT / f"{machine}-{profile}.json"
         read_entries(path)                 # refuse an unreadable file now, not after an hour of measuring
     except UsageError as exc:

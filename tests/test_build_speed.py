@@ -13,7 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from rosetta.build import equivalence
+from rosetta.build import equivalence, variables
+from rosetta.build.context import Options, RunContext, Selection
 from rosetta.build.phases import Phases
 
 SLEEPER = [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1])); print('slept')"]
@@ -67,7 +68,8 @@ def test_a_worker_past_its_time_is_killed(tmp_path):
                                                       ([], "3", 3), ([{"name": "H200"}], "2", 2), ([], "x", None)])
 def test_how_many_workers_run_at_once(monkeypatch, gpus, setting, expected):
     monkeypatch.setenv("ROSETTA_CHECK_WORKERS", setting)
-    assert equivalence.parallel_workers({"gpus": gpus}) == (expected or min(2, os.cpu_count() or 1))
+    given = variables.read().check_workers
+    assert equivalence.parallel_workers({"gpus": gpus}, given) == (expected or min(2, os.cpu_count() or 1))
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning two workers apart needs two CPUs")
@@ -91,7 +93,9 @@ def test_a_kept_worker_output_is_used_only_under_its_own_key_and_never_when_cut_
     from rosetta.project import Project
     here = Project(root=tmp_path, envs=project.envs, venvs=project.venvs)
     example = project.example("cnn_cifar10")
-    runner = equivalence.Runner(here, example, None, "smoke", lambda line: None, rerun=False)
+    context = RunContext(here, "smoke", Options(force=False), Selection(), variables.read(), (), (example,), (),
+                         log=lambda line: None)
+    runner = equivalence.Runner(context, example, None)
     job, folder = tmp_path / "job", tmp_path / "kept" / "pytorch-base"
     job.mkdir()
     neutral.save(job / "out.npz", {"logits": np.arange(6, dtype=np.float32).reshape(2, 3)})

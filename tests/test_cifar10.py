@@ -204,29 +204,28 @@ def test_synthetic_data_only_when_the_profile_says_so(isolated_dirs):
 
 def test_switching_the_data_source_changes_the_cache_key(isolated_dirs, tmp_path, monkeypatch, project):
     """A JPEG copy and the official archive are different measurements: the build must re-measure."""
-    from rosetta.build import cli as build
-    from rosetta.build import results
+    from rosetta.build import benchmark, results
     example = project.example("cnn_cifar10")
 
     def key():
-        return results.cache_key(example, "pytorch", "env", "cpu", "m", 1, {}, build.data_identity(example, "cpu"))
+        return results.cache_key(example, "pytorch", "env", "cpu", "m", 1, {}, benchmark.data_identity(example, "cpu"))
 
     tree = tmp_path / "tree" / "cifar10-jpeg"
     image_tree(tree)
     with tarfile.open(isolated_dirs / "cifar10-jpeg.tar.gz", "w:gz") as tar:
         tar.add(tree, arcname="cifar10-jpeg")
     jpeg = key()
-    assert build.data_identity(example, "cpu").startswith("image-folder archive")
+    assert benchmark.data_identity(example, "cpu").startswith("image-folder archive")
     assert key() == jpeg, "the same copy twice: the same key"
     official = tmp_path / "official"
     official.mkdir()
     official_archive(official / cifar10.OFFICIAL_ARCHIVE)
     monkeypatch.setenv("ROSETTA_DATA", str(official))
-    assert build.data_identity(example, "cpu").startswith("official archive")
+    assert benchmark.data_identity(example, "cpu").startswith("official archive")
     assert key() != jpeg
     monkeypatch.setenv("ROSETTA_DATA", str(tmp_path / "empty"))
-    assert build.data_identity(example, "cpu") == "not found yet"
-    assert build.data_identity(example, "smoke") == "synthetic", "synthetic data has no copy to name"
+    assert benchmark.data_identity(example, "cpu") == "not found yet"
+    assert benchmark.data_identity(example, "smoke") == "synthetic", "synthetic data has no copy to name"
 
 
 def test_neutral_data_is_the_equivalence_batches_in_order(tmp_path, monkeypatch, project):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rosetta import neutral
-from rosetta.build import comparison, equivalence
+from rosetta.build import comparison, equivalence, staleness, store
 from rosetta.settings import settings
 
 EXAMPLES = ["cnn_cifar10", "gru_imdb", "resnet50_features"]
@@ -203,25 +203,25 @@ def test_a_result_on_record_is_marked_stale_once_its_inputs_change(tmp_path, pro
     example = copy.example("cnn_cifar10")
     frameworks = project.frameworks()
     envs = {fw.name: FakeEnv("a") for fw in frameworks}
-    path = equivalence.result_path(copy, "m", "cpu", example.name)
+    path = store.CHECK.path(copy.results, "m", "cpu", example.name)
     path.parent.mkdir(parents=True)
     key = equivalence.cache_key(copy, example, frameworks, envs, "cpu", "m")
-    path.write_text(json.dumps({"api_version": equivalence.API_VERSION, "cache_key": key, "example": example.name,
+    path.write_text(json.dumps({"api_version": store.CHECK.api_version, "cache_key": key, "example": example.name,
                                 "frameworks": {}, "failures": [], "passed": True}))
-    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
+    assert staleness.check_on_record(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
     snippet = example.snippet_path("mxnet")
     source = snippet.read_text()
     assert "trainer.step(hp.batch_size)" in source
     snippet.write_text(source.replace("trainer.step(hp.batch_size)", "trainer.step(1)"))
-    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is True
+    assert staleness.check_on_record(copy, example, "cpu", "m", frameworks, envs)["stale"] is True
     snippet.write_text(source)
-    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
+    assert staleness.check_on_record(copy, example, "cpu", "m", frameworks, envs)["stale"] is False
     path.write_text("{not json")
-    assert equivalence.previous(copy, example, "cpu", "m", frameworks, envs) is None
+    assert staleness.check_on_record(copy, example, "cpu", "m", frameworks, envs) is None
     heard = []
-    assert equivalence.stored(path, heard.append) is None
-    assert len(heard) == 1 and heard[0].startswith(f"  equivalence: {path}: not valid JSON, truncated or edited")
-    assert heard[0].endswith(": treated as missing")
+    assert store.previous(store.CHECK, path, heard.append) is None
+    assert len(heard) == 1 and heard[0].startswith(f"  {path}: not valid JSON, truncated or edited")
+    assert heard[0].endswith(": treated as missing, measured again")
 
 
 def test_the_smoke_profile_compares_fewer_steps_and_a_profile_changes_nothing_else(project, tmp_path):

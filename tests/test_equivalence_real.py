@@ -9,7 +9,8 @@ import shutil
 import pytest
 from conftest import REPO
 
-from rosetta.build import environments, equivalence, results
+from rosetta.build import environments, equivalence, jobs, results, store, variables
+from rosetta.build.context import Options, RunContext, Selection
 from rosetta.project import Project
 
 pytestmark = pytest.mark.envs
@@ -24,8 +25,8 @@ def compared(example: str) -> list[str]:
 
 
 def smoke_check(project, example):
-    machine, _ = results.this_machine(project)
-    return json.loads(equivalence.result_path(project, machine, "smoke", example).read_text())
+    machine, _ = results.this_machine(project, variables.read().machine)
+    return json.loads(store.CHECK.path(project.results, machine, "smoke", example).read_text())
 
 
 @pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb", "resnet50_features"])
@@ -98,8 +99,11 @@ def run_check(project, example, names, log=lambda line: None):
     frameworks = [fw for fw in project.frameworks() if fw.name in names]
     envs = {fw.name: environments.ensure(project, fw, create=False) for fw in frameworks}
     assert all(env.ok for env in envs.values()), "run `make test` (it creates the environments first)"
-    machine, info = results.this_machine(project)
-    return equivalence.check(project, example, frameworks, envs, "smoke", machine, info, log=log)
+    given = variables.read()
+    machine, info = results.this_machine(project, given.machine)
+    context = RunContext(project, "smoke", Options(), Selection(), given, tuple(frameworks), (example,), (),
+                         machine=machine, machine_info=info, envs=envs, log=log)
+    return jobs.run_job(context, equivalence.job(context, example, selected=True))
 
 
 def test_a_second_check_runs_again_only_the_row_whose_snippet_changed(tmp_path):

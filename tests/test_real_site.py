@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import REPO
 
-from rosetta.build import lessons, results
+from rosetta.build import lessons, results, store, variables
 from rosetta.project import Project
 
 pytestmark = pytest.mark.envs
@@ -73,8 +73,8 @@ def test_the_build_ends_with_where_its_time_went(smoke_site):
 
 
 def smoke_result(project, example, framework):
-    machine, _ = results.this_machine(project)
-    return json.loads(results.result_path(project, machine, "smoke", example, framework).read_text())
+    machine, _ = results.this_machine(project, variables.read().machine)
+    return json.loads(store.BENCHMARK.path(project.results, machine, "smoke", example, framework).read_text())
 
 
 @pytest.mark.parametrize("example, framework", PAIRS)
@@ -195,7 +195,7 @@ def test_pretrained_weights_that_cannot_be_downloaded_fail_clearly(smoke_site, t
 
 @pytest.mark.parametrize("name, framework", lesson_scripts())
 def test_every_lesson_script_ran_at_smoke_in_its_environment(smoke_site, project, name, framework):
-    machine, _ = results.this_machine(project)
+    machine, _ = results.this_machine(project, variables.read().machine)
     record = json.loads(lessons.result_path(project, machine, "smoke", name, framework).read_text())
     assert record["status"] == "ok", record.get("error")
     lesson = lessons.load_lesson(project.lessons / name)

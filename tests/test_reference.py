@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from rosetta.build import lessons, reference
+from rosetta.build import lessons, reference, store
 from rosetta.project import REFERENCE_RESULTS, REPO_ROOT, Project
 
 
@@ -22,6 +22,27 @@ def test_no_reference_result_is_stale_for_this_code(project):
         f"{len(stale)} reference result(s) measured code that has changed since: "
         + ", ".join(f"{row} ({row.profile} on {row.machine})" for row in stale)
         + f". Re-measure only these, on a machine of the reference's kind: {reference.refresh_command(stale)}")
+
+
+def test_the_store_reads_every_reference_result_as_it_was_written(project):
+    """The store's layout and formats are those of the results on record: every file of every kind under
+    benchmarks/reference is found where the store looks and read without a problem, each of its own kind."""
+    root = REPO_ROOT / REFERENCE_RESULTS
+    read = {kind.name: 0 for kind in (store.BENCHMARK, store.LESSON, store.CHECK)}
+    for machine, profile in reference.stored_profiles(root):
+        folder = root / machine / profile
+        for kind in (store.BENCHMARK, store.LESSON, store.CHECK):
+            for path in kind.files(folder):
+                if kind is store.BENCHMARK and path.parent.name.startswith("_"):
+                    continue             # (a check's file sits one level down, like a row's)
+                result = store.load(kind, path)
+                name, row = (path.parent.name, path.stem) if kind.rows else (path.stem, "")
+                assert kind.path(root, machine, profile, name, row) == path
+                assert result.get("profile", profile) == profile
+                read[kind.name] += 1
+    assert all(read.values()), read
+    assert len(store.all_stored(project, store.BENCHMARK, "cnn_cifar10")) >= 5      # (a build reads them beside
+    assert len(store.all_stored(project, store.LESSON, "momentum")) >= 1            # its own, through the store)
 
 
 def test_the_reference_keeps_lessons_and_equivalence_checks(project):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rosetta.build import results
+from rosetta.build import results, store, variables
 from rosetta.project import Project
 from rosetta.site import benchmark_page, framework_page, gather, markup
 from rosetta.site.gather import Columns
@@ -14,13 +14,13 @@ from rosetta.site.gather import Columns
 
 def test_result_files_refuse_other_versions(tmp_path):
     project = Project(root=tmp_path)
-    record = {"api_version": results.API_VERSION, "machine": "m", "profile": "cpu", "example": "e",
+    record = {"api_version": store.BENCHMARK.api_version, "machine": "m", "profile": "cpu", "example": "e",
               "framework": "f", "status": "ok", "steps": {}, "metrics": {}, "provenance": {}}
-    path = results.save(project, record)
-    assert results.load(path)["status"] == "ok"
+    path = store.save(store.BENCHMARK, store.BENCHMARK.path(project.results, "m", "cpu", "e", "f"), record)
+    assert store.load(store.BENCHMARK, path)["status"] == "ok"
     path.write_text(json.dumps({**record, "api_version": 99}))
-    with pytest.raises(results.ResultFileError, match="format 99"):
-        results.load(path)
+    with pytest.raises(store.ResultFileError, match="format 99"):
+        store.load(store.BENCHMARK, path)
     assert results.all_results(project, "e") == []
 
 
@@ -33,12 +33,12 @@ def test_result_files_refuse_other_versions(tmp_path):
 ])
 def test_a_damaged_result_file_is_named_with_its_problem(tmp_path, damage, problem):
     project = Project(root=tmp_path)
-    record = {"api_version": results.API_VERSION, "machine": "m", "profile": "cpu", "example": "e",
+    record = {"api_version": store.BENCHMARK.api_version, "machine": "m", "profile": "cpu", "example": "e",
               "framework": "f", "status": "ok", "steps": {}, "metrics": {}, "provenance": {}}
-    path = results.save(project, record)
+    path = store.save(store.BENCHMARK, store.BENCHMARK.path(project.results, "m", "cpu", "e", "f"), record)
     path.write_text(damage(path.read_text()))
-    with pytest.raises(results.ResultFileError) as raised:
-        results.load(path)
+    with pytest.raises(store.ResultFileError) as raised:
+        store.load(store.BENCHMARK, path)
     assert str(raised.value).startswith(f"{path}: ") and problem in str(raised.value)
     assert results.all_results(project, "e") == [], "the pages skip it; the build measures it again"
 
@@ -62,7 +62,7 @@ def test_machine_description_and_id(monkeypatch):
     assert results.machine_id(epyc) == "amd-epyc-7b13-avx2-2-cores"
     assert results.machine_id({"cpu": "x", "cores": 16, "gpus": [{"name": "NVIDIA H200"}]}) == "1x-nvidia-h200"
     monkeypatch.setenv("ROSETTA_MACHINE", "My Box")
-    assert results.machine_id(machine) == "my-box"
+    assert results.machine_id(machine, variables.read().machine) == "my-box"
 
 
 def test_two_machines_of_one_model_at_different_rates_never_share_a_name(monkeypatch):

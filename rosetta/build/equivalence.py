@@ -32,12 +32,13 @@ import numpy as np
 from .. import neutral
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, identity, results
+from . import comparison, environments, identity, results, store
+from .context import RunContext
+from .jobs import Job
+from .outcome import Outcome
 from .snippets import SnippetError, parse
 
-API_VERSION = 4                          # 4: operation counts; 3: the snippets' own train cells, inputs alone
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
-RESULTS_FOLDER = "_equivalence"          # results/<machine>/<profile>/_equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
@@ -54,10 +55,6 @@ def has_checks(example: Example) -> bool:
 def adapter_path(example: Example, fw: Framework | str) -> Path:
     """A row's adapter: like its snippet, one per program (or one for the row alone)."""
     return script_in(spec_folder(example), fw)
-
-
-def result_path(project: Project, machine: str, profile: str, example: str) -> Path:
-    return project.results / machine / profile / RESULTS_FOLDER / f"{example}.json"
 
 
 def load_spec(project: Project, example: Example, profile: str) -> neutral.Spec:
@@ -98,50 +95,6 @@ def step_codes(example: Example, path: Path) -> tuple[str, str]:
     return "\n\n".join(s.code for s in steps[:end]), timed
 
 
-def run_framework(project: Project, example: Example, fw: Framework, spec: neutral.Spec, profile: str,
-                  inputs: dict, job_dir: Path, change: str = "", train_cell: bool = False,
-                  cores: tuple[int, ...] = ()) -> dict:
-    """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
-    the snippet's steps (a note's experiment, e.g. moving Adam's epsilon); with `train_cell` the
-    worker also runs the snippet's own timed (training) cell over the same batches. `cores`: the CPUs
-    it may use (all when empty)."""
-    if job_dir.exists():
-        shutil.rmtree(job_dir)
-    job_dir.mkdir(parents=True)
-    try:
-        code, timed = step_codes(example, example.snippet_path(fw))
-    except SnippetError as exc:
-        return {"status": "failed", "reason": str(exc)}
-    (job_dir / "job.json").write_text(json.dumps({
-        "snippet": str(example.snippet_path(fw)), "code": code + ("\n\n" + change if change else ""),
-        "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw))}))
-    neutral.save(job_dir / "weights.npz", inputs["weights"])
-    neutral.save(job_dir / "batches.npz", inputs["batches"])
-    run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
-    run_dir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-           "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
-           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-           **environments.process_variables(project, fw)}
-    if "weights" in spec.overrides:
-        env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
-    command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
-               "rosetta.equivalence_worker", str(job_dir)]
-    started = time.perf_counter()
-    try:
-        done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "reason": f"no answer within {WORKER_TIMEOUT} s"}
-    seconds = time.perf_counter() - started
-    (job_dir / "log.txt").write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
-        return {"status": "failed", "reason": f"worker exited {done.returncode}: {tail[0]}",
-                "log": str(job_dir / "log.txt"), "seconds": seconds}
-    return {"status": "ok", "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
-            "facts": json.loads((job_dir / "facts.json").read_text())}
-
-
 class LiveWorkers:
     """The worker processes running now (from any thread), so that an interrupted check can end them all:
     a KeyboardInterrupt reaches the main thread only, while the workers wait in other threads."""
@@ -178,12 +131,11 @@ class LiveWorkers:
 LIVE = LiveWorkers()
 
 
-def parallel_workers(machine_info: dict) -> int:
-    """How many workers run at once: ROSETTA_CHECK_WORKERS if set; else one per core, at most 2, on a
+def parallel_workers(machine_info: dict, given: int = 0) -> int:
+    """How many workers run at once: `given` (ROSETTA_CHECK_WORKERS) if set; else one per core, at most 2, on a
     machine without a GPU (two workers on one GPU would contend for its memory: JAX takes most of it)."""
-    given = os.environ.get("ROSETTA_CHECK_WORKERS", "")
-    if given.strip().isdigit() and int(given) > 0:
-        return int(given)
+    if given > 0:
+        return given
     return 1 if machine_info.get("gpus") else max(1, min(2, os.cpu_count() or 1))
 
 
@@ -251,7 +203,7 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
                  env.fingerprint_hash.encode(), variables.encode(),
                  identity.definition_identity(example.folder / "example.toml").encode(),
                  results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
-                 profile.encode(), machine.encode(), str(API_VERSION).encode(),
+                 profile.encode(), machine.encode(), str(store.CHECK.api_version).encode(),
                  *(identity.python_identity((results.REPO_ROOT / entry).read_text()).encode()
                    for entry in WORKER_CODE)):
         digest.update(hashlib.sha256(part).digest())
@@ -263,16 +215,17 @@ class Runner:
 
     A run whose row and inputs are unchanged since the last check is not run again: its output is kept
     (in _build/equivalence/<example>/kept/), so editing one snippet re-runs that row's workers only and the
-    comparisons of every pair. `rerun` (the build's --force) runs everything."""
+    comparisons of every pair. The build's --force runs everything."""
 
-    def __init__(self, project: Project, example: Example, spec: neutral.Spec, profile: str, log,
-                 workers: int = 1, row_keys: dict | None = None, rerun: bool = True):
-        self.project, self.example, self.spec, self.profile, self.log = project, example, spec, profile, log
+    def __init__(self, context: RunContext, example: Example, spec: neutral.Spec, workers: int = 1,
+                 row_keys: dict | None = None):
+        self.context, self.example, self.spec, self.log = context, example, spec, context.log
+        project = context.project
         self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
         self.cores = queue.SimpleQueue()        # the CPU groups free now: a run takes one and gives it back
         for group in core_groups(workers):
             self.cores.put(group)
-        self.row_keys, self.rerun = row_keys or {}, rerun
+        self.row_keys, self.rerun = row_keys or {}, context.options.force
         self.kept_dir = project.build / "equivalence" / example.name / "kept"
         self.keeping = threading.Lock()         # (two runs with the same row, tag and change share a folder)
         self.hashed: dict[int, tuple[dict, str]] = {}
@@ -305,88 +258,92 @@ class Runner:
             for inputs in ("weights.npz", "batches.npz"):
                 (job_dir / inputs).unlink(missing_ok=True)
             record = {k: v for k, v in outcome.items() if k in ("status", "reason", "seconds", "facts")}
-            results.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
+            store.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
+
+    def run_worker(self, fw: Framework, inputs: dict, job_dir: Path, change: str = "", train_cell: bool = False,
+                   cores: tuple[int, ...] = ()) -> dict:
+        """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
+        the snippet's steps (a note's experiment, e.g. moving Adam's epsilon); with `train_cell` the
+        worker also runs the snippet's own timed (training) cell over the same batches. `cores`: the CPUs
+        it may use (all when empty)."""
+        project, example, spec, profile = self.context.project, self.example, self.spec, self.context.profile
+        if job_dir.exists():
+            shutil.rmtree(job_dir)
+        job_dir.mkdir(parents=True)
+        try:
+            code, timed = step_codes(example, example.snippet_path(fw))
+        except SnippetError as exc:
+            return {"status": Outcome.FAILED, "reason": str(exc)}
+        (job_dir / "job.json").write_text(json.dumps({
+            "snippet": str(example.snippet_path(fw)), "code": code + ("\n\n" + change if change else ""),
+            "train_code": timed if train_cell and spec.steps else "", "adapter": str(adapter_path(example, fw))}))
+        neutral.save(job_dir / "weights.npz", inputs["weights"])
+        neutral.save(job_dir / "batches.npz", inputs["batches"])
+        run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
+        run_dir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
+               "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
+               "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
+               **environments.process_variables(project, fw)}
+        if "weights" in spec.overrides:
+            env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
+        command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
+                   "rosetta.equivalence_worker", str(job_dir)]
+        started = time.perf_counter()
+        try:
+            done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return {"status": Outcome.TIMEOUT, "reason": f"no answer within {WORKER_TIMEOUT} s"}
+        seconds = time.perf_counter() - started
+        (job_dir / "log.txt").write_text(done.stdout + done.stderr)
+        if done.returncode != 0:
+            tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
+            return {"status": Outcome.FAILED, "reason": f"worker exited {done.returncode}: {tail[0]}",
+                    "log": str(job_dir / "log.txt"), "seconds": seconds}
+        return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
+                "facts": json.loads((job_dir / "facts.json").read_text())}
 
     def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
-        job_dir = self.project.build / "equivalence" / self.example.name / f"{next(self.jobs):02d}-{fw.name}-{tag}"
+        job_dir = self.kept_dir.parent / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         cores = self.cores.get()
         try:
             key = self.run_key(fw, inputs, tag, change, train_cell, cores) if fw.name in self.row_keys else ""
             folder = self.kept_dir / f"{fw.name}-{tag}-{hashlib.sha256(change.encode()).hexdigest()[:8]}"
             outcome = None if self.rerun or not key else self.kept(folder, key)
             if outcome is None:
-                outcome = run_framework(self.project, self.example, fw, self.spec, self.profile, inputs, job_dir,
-                                        change, train_cell, cores)
-                if key and outcome["status"] == "ok":
+                outcome = self.run_worker(fw, inputs, job_dir, change, train_cell, cores)
+                if key and outcome["status"] == Outcome.OK:
                     self.keep(folder, key, job_dir, outcome)
         finally:
             self.cores.put(cores)
         self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
                  + (", kept from the last check (nothing it depends on changed)" if outcome.get("kept") else
-                    f" in {outcome['seconds']:.1f} s" if outcome["status"] == "ok" else f": {outcome['reason']}"))
+                    f" in {outcome['seconds']:.1f} s" if outcome["status"] == Outcome.OK else f": {outcome['reason']}"))
         return outcome
-
-
-def previous(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],
-             envs: dict) -> dict | None:
-    """The last check on record, for the pages of examples this build did not check: this machine's, else
-    the newest that another machine of the results folders made at this profile (a check re-measured alone
-    on another machine of the kind; the reference's, beside a new machine's first build). Marked stale when
-    what it depends on has changed since, judged with the environments its own machine recorded."""
-    data = stored(result_path(project, machine, profile, example.name))
-    if data is not None:
-        data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
-                                                           envs, profile, machine)
-        return data
-    elsewhere = []
-    for root in results.results_roots(project):
-        for path in sorted(root.glob(f"*/{profile}/{RESULTS_FOLDER}/{example.name}.json")):
-            other = path.parent.parent.parent.name
-            data = stored(path)
-            if (root, other) == (project.results.resolve(), machine) or data is None:
-                continue
-            try:
-                recorded = results.recorded_environments(results.load_machine(root, other)[1])
-            except results.ResultFileError:
-                continue
-            data["stale"] = data.get("cache_key") != cache_key(project, example, candidates_of(example, frameworks),
-                                                               recorded, profile, other)
-            elsewhere.append(data)
-    return max(elsewhere, key=lambda d: d.get("date", ""), default=None)
-
-
-# The fields of an equivalence result that the pages and the next build read.
-RESULT_FIELDS = ("example", "cache_key", "frameworks", "failures", "passed")
-
-
-def stored(path: Path, log=lambda line: None) -> dict | None:
-    """A result file this version can read, or None; one that cannot be read (cut off, edited, another
-    format) is named (`log`) and treated as missing: the next check measures it again."""
-    if not path.exists():
-        return None
-    try:
-        return results.read_stored(path, API_VERSION, RESULT_FIELDS)
-    except results.ResultFileError as exc:
-        log(f"  equivalence: {exc}: treated as missing")
-        return None
 
 
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
     return [fw for fw in frameworks if example.snippet_path(fw).exists()]
 
 
-def check(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
-          machine: str, machine_info: dict, force: bool = False, log=print) -> dict | None:
-    """The example's equivalence result: measured again when anything it depends on changed."""
+def job(context: RunContext, example: Example, selected: bool) -> Job | None:
+    """The example's equivalence check as a job (jobs.py), when it has checks: measured again, when selected,
+    once anything it depends on has changed."""
     if not has_checks(example):
         return None
-    candidates = candidates_of(example, frameworks)
-    key = cache_key(project, example, candidates, envs, profile, machine)
-    path = result_path(project, machine, profile, example.name)
-    last = stored(path, log)
-    if last is not None and last.get("cache_key") == key and not force:
-        log("  equivalence: up to date")
-        return last
+    candidates = candidates_of(example, list(context.frameworks))
+    return Job(store.CHECK, "equivalence", example.name,
+               store.CHECK.path(context.project.results, context.machine, context.profile, example.name), selected,
+               key=lambda: cache_key(context.project, example, candidates, context.envs, context.profile,
+                                     context.machine),
+               run=lambda key: (check(context, example, candidates, key), None),
+               doing=f"checking the equivalence of {example.name}",
+               describe=lambda result, seconds: f"{'passed' if result['passed'] else 'FAILED'} in {seconds:.1f} s")
+
+
+def check(context: RunContext, example: Example, candidates: list[Framework], key: str) -> dict:
+    """Run every row's workers and compare every pair: the check's result."""
+    project, profile, envs, log = context.project, context.profile, context.envs, context.log
     spec = load_spec(project, example, profile)
     seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
     initial = neutral.initial_weights(spec, seed)
@@ -395,31 +352,31 @@ def check(project: Project, example: Example, frameworks: list[Framework], envs:
     for fw in candidates:
         env = envs.get(fw.name)
         if env is None or not env.ok:
-            per_framework[fw.name] = {"status": "not-installed", "reason": env.reason if env else "no environment"}
+            per_framework[fw.name] = {"status": Outcome.NOT_INSTALLED,
+                                      "reason": env.reason if env else "no environment"}
         elif not adapter_path(example, fw).exists():
-            per_framework[fw.name] = {"status": "no-adapter",
+            per_framework[fw.name] = {"status": Outcome.NO_ADAPTER,
                                       "reason": f"no {adapter_path(example, fw).relative_to(project.root)}"}
         else:
             runnable.append(fw)
-    row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, machine) for fw in runnable}
-    workers = parallel_workers(machine_info)
-    run = Runner(project, example, spec, profile, log, workers, row_keys, rerun=force)
+    row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, context.machine)
+                for fw in runnable}
+    workers = parallel_workers(context.machine_info, context.variables.check_workers)
+    run = Runner(context, example, spec, workers, row_keys)
     measured = comparison.measure(spec, run, candidates, runnable, per_framework, initial, inputs, seed,
                                   lambda tasks: in_parallel(tasks, workers))
     per_framework, failures = measured["frameworks"], measured["failures"]
     for fw in runnable:
         packages = {**envs[fw.name].fingerprint.get("packages", {}), "python": envs[fw.name].fingerprint.get("python")}
         per_framework[fw.name]["versions"] = results.key_packages(fw, packages)
-    result = {"api_version": API_VERSION, "example": example.name, "profile": profile, "machine": machine,
-              "machine_label": results.machine_label(machine_info), "cache_key": key, "date": results.now(),
-              "seed": seed, "steps": spec.steps, "batch_size": spec.batch_size,
-              "forward_batch": spec.forward_batch, "overrides": spec.overrides, "tolerance": spec.tolerance,
-              "conventions": list(spec.conventions), "notes": measured["notes"], "noise_floor": measured["noise_floor"],
-              "operations": measured["operations"],
-              "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
-              "frameworks": per_framework, **measured["compared"], "failures": failures,
-              "passed": not failures and len(measured["outputs"]) >= 2}
-    results.write_json(path, result)
     for failure in failures:
         log(f"  equivalence FAILED: {failure}")
-    return result
+    return {"api_version": store.CHECK.api_version, "example": example.name, "profile": profile,
+            "machine": context.machine, "machine_label": results.machine_label(context.machine_info),
+            "cache_key": key, "date": results.now(), "seed": seed, "steps": spec.steps, "batch_size": spec.batch_size,
+            "forward_batch": spec.forward_batch, "overrides": spec.overrides, "tolerance": spec.tolerance,
+            "conventions": list(spec.conventions), "notes": measured["notes"], "noise_floor": measured["noise_floor"],
+            "operations": measured["operations"],
+            "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
+            "frameworks": per_framework, **measured["compared"], "failures": failures,
+            "passed": not failures and len(measured["outputs"]) >= 2}

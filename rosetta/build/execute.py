@@ -25,6 +25,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from traitlets.config import Config
 
 from ..report import MIME_TYPE
+from .outcome import Outcome
 from .snippets import Snippet
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -32,7 +33,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 @dataclass
 class Execution:
-    status: str                                   # "ok", "failed" or "timeout"
+    status: Outcome                               # OK, FAILED or TIMEOUT
     notebook: nbformat.NotebookNode
     step_seconds: dict[str, float] = field(default_factory=dict)
     metrics: dict = field(default_factory=dict)
@@ -70,7 +71,7 @@ def kernel_death(process) -> dict:
 
 
 class BuildSignals:
-    """The build's own SIGINT and SIGTERM handlers (they stop the build: see build.interrupt_on_signals).
+    """The build's own SIGINT and SIGTERM handlers (they stop the build: see signals.interrupt_on_signals).
     nbclient installs handlers of its own while it starts a kernel and runs a notebook, which only shut the
     kernel down (a run would then end as a false 'failed'), and leaves the defaults behind it. So the
     build's are put back once the kernel has started, and again when the run ends."""
@@ -114,7 +115,7 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         config=Config({"KernelManager": where}), on_notebook_start=started,
     )
     begun = time.perf_counter()
-    status, error = "ok", None
+    status, error = Outcome.OK, None
     try:
         client.execute(env={**os.environ, **env})
     except KeyboardInterrupt:
@@ -127,10 +128,10 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         client._cleanup_kernel()
         raise KeyboardInterrupt("a signal, while the kernel started") from None
     except CellTimeoutError as exc:
-        status, error = "timeout", {"ename": "Timeout", "evalue": f"a cell ran longer than {timeout} s",
+        status, error = Outcome.TIMEOUT, {"ename": "Timeout", "evalue": f"a cell ran longer than {timeout} s",
                                     "traceback": strip_ansi(str(exc))}
     except (CellExecutionError, DeadKernelError, RuntimeError) as exc:   # (RuntimeError: a kernel that never started)
-        status, error = "failed", {"ename": getattr(exc, "ename", type(exc).__name__),
+        status, error = Outcome.FAILED, {"ename": getattr(exc, "ename", type(exc).__name__),
                                    "evalue": strip_ansi(getattr(exc, "evalue", str(exc))),
                                    "traceback": strip_ansi(str(exc))}
         if isinstance(exc, DeadKernelError):

@@ -3,7 +3,7 @@
 A lesson is files only: ``lesson.toml`` (the claim, its source, the variants, the decision
 rules, the sizes per profile), a ``README.md`` (the lesson in words) and one jupytext script
 per framework (``<framework>.py``, cut into the lesson's steps, ending with one
-``lesson.compare`` call). Scripts run like the benchmarks: in their framework's kernel, one
+``lesson.compare`` call). Scripts run like the benchmarks, a job each (jobs.py): in their framework's kernel, one
 at a time, cached by content, environment, profile and machine; a failure is recorded and
 shown, never fatal. Verdicts are computed from the stored numbers when the pages are written
 (rosetta/build/verdict.py), so no verdict is ever typed.
@@ -11,7 +11,6 @@ shown, never fatal. Verdicts are computed from the stored numbers when the pages
 from __future__ import annotations
 
 import hashlib
-import importlib
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -19,17 +18,16 @@ from pathlib import Path
 
 import nbformat
 
-from ..data.fetch import DataError
 from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
-from . import environments, identity, results
+from . import environments, identity, results, store
+from .context import RunContext
 from .execute import execute
-from .files import write_atomically
+from .jobs import Blocked, Data, Job
+from .outcome import Outcome
 from .phases import CLOCK
 from .snippets import Snippet, SnippetError, check_alignment, parse
 from .verdict import RuleError, check_rule
 
-API_VERSION = 1
-RESULTS_FOLDER = "_lessons"            # results/<machine>/<profile>/_lessons/<lesson>/<framework>.json
 DEFAULT_STEPS = ("setup", "variants", "measure")
 MIN_TIMED_REPEATS = 3                  # a timing claim is judged on at least this many rounds (cpu, full)
 HELPER_CODE = ("rosetta/lesson.py", "rosetta/settings.py", "rosetta/report.py", "rosetta/project.py",
@@ -125,38 +123,13 @@ def pick(given: str | None, available: list[Lesson]) -> list[Lesson]:
 # --- results ---------------------------------------------------------------------------------------
 
 def result_path(project: Project, machine: str, profile: str, lesson: str, framework: str) -> Path:
-    return project.results / machine / profile / RESULTS_FOLDER / lesson / f"{framework}.json"
-
-
-def save(project: Project, result: dict) -> None:
-    results.write_json(result_path(project, result["machine"], result["profile"], result["lesson"],
-                                   result["framework"]), result)
-
-
-# The fields a lesson result must have for the pages and the verdicts to read it.
-RESULT_FIELDS = ("lesson", "framework", "status", "cache_key")
-
-
-def load(path: Path, log=lambda line: None) -> dict | None:
-    """A stored lesson result, or None: one that cannot be read is named (`log`) and measured again."""
-    try:
-        return results.read_stored(path, API_VERSION, RESULT_FIELDS)
-    except results.ResultFileError as exc:
-        if path.exists():
-            log(f"  {exc}: treated as missing, measured again")
-        return None
+    return store.LESSON.path(project.results, machine, profile, lesson, framework)
 
 
 def stored(project: Project, lesson: str) -> list[dict]:
     """Every readable result of a lesson, on every machine and profile of every results folder (this
     build's, those given to --from-results, the reference); each says which folder (`source`)."""
-    found = []
-    for root in results.results_roots(project):
-        for path in sorted(root.glob(f"*/*/{RESULTS_FOLDER}/{lesson}/*.json")):
-            result = load(path)
-            if result:
-                found.append({**result, "source": str(root)})
-    return found
+    return store.all_stored(project, store.LESSON, lesson)
 
 
 def helper_hash(lesson: Lesson) -> str:
@@ -177,44 +150,41 @@ def lesson_code(lesson: Lesson, fw: Framework) -> dict:
     return results.code_record(lesson.snippet_path(fw), lesson.folder / "lesson.toml", helper_hash(lesson))
 
 
-def data_identity(lesson: Lesson, profile: str) -> str:
-    kind = lesson.profiles.get(profile, {}).get("data", lesson.settings.get("data", "real"))
-    return results.data_identity(lesson.data_module, kind)
+def data_kind(lesson: Lesson, profile: str) -> str:
+    return lesson.profiles.get(profile, {}).get("data", lesson.settings.get("data", "real"))
 
 
-def record(lesson: Lesson, fw: Framework, profile: str, machine: str, machine_info: dict,
-           status: str, reason: str = "") -> dict:
-    return {"api_version": API_VERSION, "lesson": lesson.name, "framework": fw.name, "label": fw.label,
-            "machine": machine, "machine_label": results.machine_label(machine_info), "profile": profile,
-            "sizes": lesson.profiles.get(profile, {}), "status": status, "reason": reason, "error": None,
-            "variants": {}, "notebook": None, "cache_key": None, "provenance": {"date": results.now()}}
+def record(context: RunContext, lesson: Lesson, fw: Framework, status: Outcome, reason: str = "") -> dict:
+    return {"api_version": store.LESSON.api_version, "lesson": lesson.name, "framework": fw.name, "label": fw.label,
+            "machine": context.machine, "machine_label": results.machine_label(context.machine_info),
+            "profile": context.profile, "sizes": lesson.profiles.get(context.profile, {}), "status": status,
+            "reason": reason, "error": None, "variants": {}, "notebook": None, "cache_key": None,
+            "provenance": {"date": results.now()}}
 
 
 # --- execution -------------------------------------------------------------------------------------
 
-def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, env, profile: str, machine: str,
-            machine_info: dict, timeout: int, key: str) -> dict:
-    run_dir = project.build / "run" / RESULTS_FOLDER / lesson.name   # kernel cwd, outside lessons/
+def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet, key: str) -> tuple[dict, str]:
+    project, profile = context.project, context.profile
+    run_dir = project.build / "run" / store.LESSON.folder / lesson.name   # kernel cwd, outside lessons/
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
                   **environments.process_variables(project, fw)}
-    execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, timeout, fw.kernel_transport)
+    execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
     CLOCK.add("lessons: kernel start-ups", execution.kernel_seconds)
     CLOCK.add("lessons: scripts", execution.wall_seconds - execution.kernel_seconds)
-    out = result_path(project, machine, profile, lesson.name, fw.name)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(out.with_suffix(".ipynb"), nbformat.writes(execution.notebook))
-    result = record(lesson, fw, profile, machine, machine_info, execution.status)
+    env = context.envs[fw.name]
+    result = record(context, lesson, fw, execution.status)
     packages = env.fingerprint.get("packages", {})
     result.update({
         "error": execution.error, "variants": execution.metrics.get("variants", {}),
-        "notebook": out.with_suffix(".ipynb").name, "cache_key": key,
+        "notebook": f"{fw.name}.ipynb", "cache_key": key,
         "steps": {step: round(seconds, 3) for step, seconds in execution.step_seconds.items()},
         "provenance": {
             "date": results.now(),
             "framework_versions": results.key_packages(fw, {**packages, "python": env.fingerprint.get("python")}),
-            "environment_sha256": env.fingerprint_hash, "machine": machine_info, "profile": profile,
+            "environment_sha256": env.fingerprint_hash, "machine": context.machine_info, "profile": profile,
             "sizes": lesson.profiles.get(profile, {}), "settings": lesson.settings,
             "repeats": execution.metrics.get("repeats"), "warmup": execution.metrics.get("warmup"),
             "data_source": execution.context.get("data_source", ""),
@@ -224,74 +194,54 @@ def run_one(project: Project, lesson: Lesson, fw: Framework, snippet: Snippet, e
             "wall_seconds": round(execution.wall_seconds, 3),
         },
     })
-    if execution.status != "ok":
+    if execution.status != Outcome.OK:
         result["reason"] = f"{execution.error['ename']}: {execution.error['evalue']}".strip()
-    save(project, result)
-    return result
+    return result, nbformat.writes(execution.notebook)
 
 
-def build_lesson(project: Project, lesson: Lesson, frameworks: list[Framework], selected: set[str], envs: dict,
-                 profile: str, machine: str, machine_info: dict, timeout: int, force: bool, log) -> dict[str, dict]:
-    """framework -> this machine's result of one lesson: measured again where stale, else the last one."""
-    out: dict[str, dict] = {}
-    mine = lesson.frameworks(frameworks)
-    parsed, broken = {}, {}          # by script: rows that run one program share its file
-    for path in {lesson.snippet_path(fw) for fw in mine}:
+def parsed_scripts(lesson: Lesson, frameworks: list[Framework]) -> tuple[dict, dict]:
+    """The lesson's scripts, parsed (by path: rows that run one program share its file), and one problem per
+    script that cannot be parsed or is misaligned with the others."""
+    parsed, broken = {}, {}
+    for path in {lesson.snippet_path(fw) for fw in lesson.frameworks(frameworks)}:
         try:
             parsed[path] = parse(path, lesson)
         except SnippetError as exc:
             broken[path] = str(exc)
     for problem in check_alignment(lesson, list(parsed.values()), frameworks):
         broken.setdefault(Path(problem.split(":")[0]), problem)
-    data_error = None
-    data_ready = lesson.profiles.get(profile, {}).get("data", "real") != "real" or not lesson.data_module
-    for fw in mine:
-        path = result_path(project, machine, profile, lesson.name, fw.name)
-        previous = load(path, log) if path.exists() else None
-        env = envs.get(fw.name)
-        if lesson.snippet_path(fw) in broken:
-            out[fw.name] = record(lesson, fw, profile, machine, machine_info, "snippet-error",
-                                  broken[lesson.snippet_path(fw)])
-            continue
-        # At smoke (the tests), a GPU lesson runs anyway: it checks the script, and judges nothing.
-        # (The machine that measured, which a publishing build is not: its description says.)
-        if lesson.requires == "gpu" and not machine_info.get("gpus") and profile != "smoke":
-            out[fw.name] = record(lesson, fw, profile, machine, machine_info, "needs-gpu",
-                                  "this lesson is only judged on a machine with a GPU, and this one has none")
-            log(f"  {lesson.name}/{fw.name}: needs a GPU, not run here")
-            continue
-        if env is None or not env.ok:
-            out[fw.name] = record(lesson, fw, profile, machine, machine_info, "not-installed",
-                                  env.reason if env else "environment not set up")
-            continue
-        key = cache_key(lesson, fw, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
-        current = previous is not None and previous.get("cache_key") == key
-        if current and fw.name in selected and previous.get("status") in results.RETRIED:
-            log(f"  {lesson.name}/{fw.name}: {previous['status']} last time: trying again")
-            current = False
-        if fw.name not in selected or (current and not force):
-            if previous is not None:
-                previous["stale"] = not current
-                out[fw.name] = previous
-                log(f"  {lesson.name}/{fw.name}: {'up to date' if current else 'stale (not selected)'}")
-            continue
-        if not data_ready and data_error is None:
-            try:
-                importlib.import_module(lesson.data_module).prepare(lesson_settings(lesson, profile))
-                data_ready = True
-            except DataError as exc:
-                data_error = str(exc)
-                log(f"  data: {data_error}")
-        if data_error:
-            out[fw.name] = record(lesson, fw, profile, machine, machine_info, "data-error", data_error)
-            continue
-        key = cache_key(lesson, fw, env.fingerprint_hash, profile, machine, data_identity(lesson, profile))
-        result = run_one(project, lesson, fw, parsed[lesson.snippet_path(fw)], env, profile, machine, machine_info,
-                         timeout, key)
-        out[fw.name] = result
-        log(f"  {lesson.name}/{fw.name}: {result['status']} in {result['provenance']['wall_seconds']:.1f} s"
-            + (f" ({result['reason']})" if result["status"] != "ok" else ""))
-    return out
+    return parsed, broken
+
+
+def blocked(context: RunContext, lesson: Lesson, fw: Framework, broken: dict) -> Blocked | None:
+    env = context.envs.get(fw.name)
+    if lesson.snippet_path(fw) in broken:
+        return Blocked(Outcome.SNIPPET_ERROR, broken[lesson.snippet_path(fw)])
+    # At smoke (the tests), a GPU lesson runs anyway: it checks the script, and judges nothing.
+    # (The machine that measured, which a publishing build is not: its description says.)
+    if lesson.requires == "gpu" and not context.machine_info.get("gpus") and context.profile != "smoke":
+        return Blocked(Outcome.NEEDS_GPU, "this lesson is only judged on a machine with a GPU, and this one has none",
+                       say="needs a GPU, not run here")
+    if env is None or not env.ok:
+        return Blocked(Outcome.NOT_INSTALLED, env.reason if env else "environment not set up", keep_previous=True)
+    return None
+
+
+def jobs(context: RunContext, lesson: Lesson, selected: frozenset[str]) -> list[Job]:
+    """One job per framework the lesson has a script for; `selected`: the rows measured where stale."""
+    parsed, broken = parsed_scripts(lesson, list(context.frameworks))
+    profile = context.profile
+    kind = data_kind(lesson, profile)
+    data = Data(lesson.data_module, kind, lesson.profiles.get(profile, {}).get("data", "real") == "real"
+                and bool(lesson.data_module), lambda: lesson_settings(lesson, profile), "lessons: data")
+    return [Job(store.LESSON, f"{lesson.name}/{fw.name}", fw.name,
+                result_path(context.project, context.machine, profile, lesson.name, fw.name), fw.name in selected,
+                key=lambda fw=fw: cache_key(lesson, fw, context.envs[fw.name].fingerprint_hash, profile,
+                                            context.machine, data.identity()),
+                run=lambda key, fw=fw: run_row(context, lesson, fw, parsed[lesson.snippet_path(fw)], key),
+                not_run=lambda status, reason, fw=fw: record(context, lesson, fw, status, reason),
+                blocked=blocked(context, lesson, fw, broken), data=data, doing=f"measuring lesson {lesson.name}")
+            for fw in lesson.frameworks(list(context.frameworks))]
 
 
 def lesson_settings(lesson: Lesson, profile: str):
@@ -326,7 +276,7 @@ def main(argv=None) -> int:
             if result["profile"] != profile:
                 continue
             where = f"{result['framework']} on {result['machine']}"
-            if result["status"] != "ok":
+            if result["status"] != Outcome.OK:
                 print(f"  {where}: {result['status']}: {result.get('reason', '')}")
                 continue
             for variant, measured in result["variants"].items():

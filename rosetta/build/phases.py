@@ -57,4 +57,4 @@ class Phases:
         write_atomically(path, json.dumps(self.record(), indent=1))
 
 
-CLOCK = Phases()      # the build's one clock: one build per process (build.main), reset when it starts
+CLOCK = Phases()      # the build's one clock: one build per process (cli.main), reset when it starts

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
-from . import equivalence, lessons, results
+from . import equivalence, lessons, results, staleness, store, variables
 
 CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
 
@@ -44,43 +44,42 @@ def stored_profiles(root: Path) -> list[tuple[str, str]]:
 
 
 def stale_rows(project: Project, root: Path) -> list[Row]:
-    """Every result under root that this checkout's code would not reproduce (its code changed since)."""
+    """Every result under root that this checkout's code would not reproduce (staleness.py), or that cannot
+    be read."""
     frameworks = {fw.name: fw for fw in project.frameworks()}
     examples = {ex.name: ex for ex in project.examples()}
     found_lessons = {lesson.name: lesson for lesson in lessons.all_lessons(project)[0]}
     stale = []
     for machine, profile in stored_profiles(root):
-        folder = root / machine / profile
-        for path in sorted(folder.glob("*/*.json")):
-            example, fw = examples.get(path.parent.name), frameworks.get(path.stem)
-            if example is None or fw is None or path.parent.name.startswith("_"):
-                continue
-            try:
-                result = results.load(path)
-            except results.ResultFileError:
-                stale.append(Row("example", example.name, fw.name, machine, profile))
-                continue
-            if results.code_changed(result, results.example_code(example, fw)):
-                stale.append(Row("example", example.name, fw.name, machine, profile))
-        for path in sorted(folder.glob(f"{lessons.RESULTS_FOLDER}/*/*.json")):
-            lesson, fw = found_lessons.get(path.parent.name), frameworks.get(path.stem)
-            if lesson is None or fw is None:
-                continue
-            result = lessons.load(path)
-            if result is None or results.code_changed(result, lessons.lesson_code(lesson, fw)):
-                stale.append(Row("lesson", lesson.name, fw.name, machine, profile))
-        try:
-            envs = results.recorded_environments(results.load_machine(root, machine)[1])
-        except results.ResultFileError:
-            envs = {}
-        stored_project = Project(root=project.root, results=root)
-        for path in sorted(folder.glob("_equivalence/*.json")):
-            example = examples.get(path.stem)
-            if example is None or not equivalence.has_checks(example):
-                continue
-            check = equivalence.previous(stored_project, example, profile, machine, list(frameworks.values()), envs)
-            if check is None or check.get("stale"):
-                stale.append(Row("equivalence", example.name, "", machine, profile))
+        for kind, things, label in ((store.BENCHMARK, examples, "example"), (store.LESSON, found_lessons, "lesson")):
+            for path in kind.files(root / machine / profile):
+                thing, fw = things.get(path.parent.name), frameworks.get(path.stem)
+                if thing is None or fw is None:
+                    continue
+                result = store.previous(kind, path)
+                if result is None or staleness.row_is_stale(kind, thing, fw, result):
+                    stale.append(Row(label, thing.name, fw.name, machine, profile))
+        stale += stale_checks(project, root, machine, profile, examples, list(frameworks.values()))
+    return stale
+
+
+def stale_checks(project: Project, root: Path, machine: str, profile: str, examples: dict,
+                 frameworks: list) -> list[Row]:
+    """The equivalence checks of a machine's profile folder that are stale by their key (with the environments
+    that machine recorded)."""
+    try:
+        envs = results.recorded_environments(results.load_machine(root, machine)[1])
+    except store.ResultFileError:
+        envs = {}
+    stored_project = Project(root=project.root, results=root)
+    stale = []
+    for path in store.CHECK.files(root / machine / profile):
+        example = examples.get(path.stem)
+        if example is None or not equivalence.has_checks(example):
+            continue
+        check = staleness.check_on_record(stored_project, example, profile, machine, frameworks, envs)
+        if check is None or check.get("stale"):
+            stale.append(Row("equivalence", example.name, "", machine, profile))
     return stale
 
 
@@ -124,12 +123,13 @@ def measured_files(project: Project, names: list[str]) -> list[str]:
     for name in names:
         target, _, row = name.partition("/")
         if target in examples and row == CHECK:
-            patterns += [f"_equivalence/{target}.json"]
+            patterns += [f"{store.CHECK.folder}/{target}.json"]
         elif target in examples:
-            patterns += [f"{target}/{row or '*'}.json", f"{target}/{row or '*'}.ipynb", f"_equivalence/{target}.json"]
+            patterns += [f"{target}/{row or '*'}.json", f"{target}/{row or '*'}.ipynb",
+                         f"{store.CHECK.folder}/{target}.json"]
         else:
-            patterns += [f"{lessons.RESULTS_FOLDER}/{target}/{row or '*'}.json",
-                         f"{lessons.RESULTS_FOLDER}/{target}/{row or '*'}.ipynb"]
+            patterns += [f"{store.LESSON.folder}/{target}/{row or '*'}.json",
+                         f"{store.LESSON.folder}/{target}/{row or '*'}.ipynb"]
     return patterns
 
 
@@ -177,7 +177,7 @@ def main(argv=None) -> int:
         if subprocess.run(command, cwd=project.root, env=os.environ).returncode != 0:
             print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
             return 1
-    machine, _ = results.this_machine(project)
+    machine, _ = results.this_machine(project, variables.read().machine)
     copied = copy_measured(project, machine, args.profile, names, root)
     print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/")
     others = sorted({row.machine for row in stale_rows(project, root)} - {machine})

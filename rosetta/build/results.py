@@ -1,9 +1,5 @@
-"""Results stage: one JSON file per (machine, profile, example, framework), with provenance.
-
-Layout: ``results/<machine>/machine.json`` (the machine, described once) and
-``results/<machine>/<profile>/<example>/<framework>.json`` + ``<framework>.ipynb``.
-The file carries ``api_version``; a file of another version is refused with a message and
-treated as absent (so it is re-measured, never misread).
+"""What a benchmark result records: the machine (described once, ``results/<machine>/machine.json``), its
+environments, the cache key of a row and the provenance of its code. Where results live: store.py.
 """
 from __future__ import annotations
 
@@ -21,10 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..project import REPO_ROOT, Example, Framework, Project
-from . import environments, identity
-from .files import write_atomically
+from . import environments, identity, store
 
-API_VERSION = 1
 # The package code every snippet runs; with the example's own data module, a change here
 # changes results (and only a change here, not in the build's own modules).
 SNIPPET_SIDE_CODE = ("rosetta/__init__.py", "rosetta/settings.py", "rosetta/report.py", "rosetta/neutral.py",
@@ -40,39 +34,6 @@ FAIRNESS_FORMAT = 1
 def file_sha256(path: Path) -> str | None:
     """A file's sha256, or None when it does not exist (provenance: which code was measured)."""
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
-
-
-class ResultFileError(Exception):
-    """A stored file that cannot be used (missing, truncated, edited, of another format): the message
-    names the file and what is wrong; the build treats it as missing and measures it again."""
-
-
-# Outcomes that may not happen again (a download cut off, a busy machine): the next build tries them again,
-# benchmarks and lessons alike.
-RETRIED = ("failed", "timeout")
-
-# The fields a benchmark result must have for the pages to read it.
-RESULT_FIELDS = ("example", "framework", "status", "steps", "metrics", "provenance")
-
-
-def read_stored(path: Path, api_version: int, fields: tuple[str, ...] = ()) -> dict:
-    """A JSON record this build wrote: a dict of this format with these fields, or ResultFileError."""
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ResultFileError(f"{path}: missing") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultFileError(f"{path}: unreadable ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ResultFileError(f"{path}: not valid JSON, truncated or edited ({exc})") from None
-    if not isinstance(data, dict):
-        raise ResultFileError(f"{path}: holds a {type(data).__name__}, not a record")
-    if data.get("api_version") != api_version:
-        raise ResultFileError(f"{path}: results format {data.get('api_version')!r}, this build reads {api_version}")
-    missing = [name for name in fields if name not in data]
-    if missing:
-        raise ResultFileError(f"{path}: fields missing: {', '.join(missing)}")
-    return data
 
 
 # --- machine --------------------------------------------------------------------------------
@@ -187,13 +148,14 @@ def known_peak(root: Path, machine: dict) -> dict | None:
     return None
 
 
-def this_machine(project: Project) -> tuple[str, dict]:
-    """This machine's id and description, with the rate on record in the project's results (if any)."""
+def this_machine(project: Project, given: str = "") -> tuple[str, dict]:
+    """This machine's id (`given`: ROSETTA_MACHINE) and description, with the rate on record in the project's
+    results (if any)."""
     machine = describe_machine()
     peak = known_peak(project.results, machine)
     if peak:
         machine["float32_matmul"] = peak
-    return machine_id(machine), machine
+    return machine_id(machine, given), machine
 
 
 def peak_band(gflops: float) -> tuple[int, int]:
@@ -211,11 +173,11 @@ def _processor(machine: dict) -> str:
     return " ".join(re.sub(r"\((R|TM)\)|CPU|Processor|@.*|\d+-Core", "", machine["cpu"]).split())
 
 
-def machine_id(machine: dict) -> str:
-    """ROSETTA_MACHINE, else what makes a machine's numbers differ: the GPU, or the CPU model, its vector
-    instructions and core count; then the band of its float32 rate, once measured."""
-    if os.environ.get("ROSETTA_MACHINE"):
-        return slug(os.environ["ROSETTA_MACHINE"])
+def machine_id(machine: dict, given: str = "") -> str:
+    """The name `given` (ROSETTA_MACHINE), else what makes a machine's numbers differ: the GPU, or the CPU
+    model, its vector instructions and core count; then the band of its float32 rate, once measured."""
+    if given:
+        return slug(given)
     peak = machine.get("float32_matmul") or {}
     band = "{}-{}-gflops".format(*peak_band(peak["gflops"])) if peak.get("gflops") else ""
     if machine["gpus"]:
@@ -315,29 +277,12 @@ def now() -> str:
 # --- files --------------------------------------------------------------------------------------
 
 def result_dir(project: Project, machine: str, profile: str, example: str) -> Path:
-    return project.results / machine / profile / example
-
-
-def result_path(project: Project, machine: str, profile: str, example: str, framework: str) -> Path:
-    return result_dir(project, machine, profile, example) / f"{framework}.json"
-
-
-def write_json(path: Path, data: dict) -> Path:
-    """Written beside and renamed into place: a reader never sees half a file."""
-    return write_atomically(path, json.dumps(data, indent=1, sort_keys=True))
-
-
-def save(project: Project, result: dict) -> Path:
-    return write_json(result_path(project, result["machine"], result["profile"], result["example"],
-                                  result["framework"]), result)
-
-
-def load(path: Path) -> dict:
-    return read_stored(path, API_VERSION, RESULT_FIELDS)
+    """An example's folder of benchmark rows (the site links to their notebooks)."""
+    return store.BENCHMARK.path(project.results, machine, profile, example, "x").parent
 
 
 def save_machine(project: Project, machine: str, description: dict) -> None:
-    write_json(project.results / machine / "machine.json", description)
+    store.write_json(project.results / machine / "machine.json", description)
 
 
 def recorded_environments(records: dict) -> dict:
@@ -348,31 +293,10 @@ def recorded_environments(records: dict) -> dict:
             for name, rec in records.items()}
 
 
-def rows_measured(profile_folder: Path) -> int:
-    """How many benchmark rows a machine's profile folder holds (its _lessons and _equivalence aside)."""
-    return sum(1 for path in profile_folder.glob("*/*.json") if not path.parent.name.startswith("_"))
-
-
-def results_roots(project: Project) -> list[Path]:
-    """Where results are read from: this build's folder first, then the folders given to
-    --from-results, then the reference results kept in the repository."""
-    roots = [project.results, *project.extra_results]
-    return list(dict.fromkeys(root.resolve() for root in roots if root.exists()))
-
-
 def all_results(project: Project, example: str) -> list[dict]:
     """Every readable result of an example, on every machine and profile of every results folder;
-    each says where it came from (`source`: the folder) and whether its code changed since (`stale`)."""
-    found = []
-    for root in results_roots(project):
-        for path in sorted(root.glob(f"*/*/{example}/*.json")):
-            try:
-                result = load(path)
-            except ResultFileError:
-                continue          # (the build that owns the folder names it and measures it again)
-            result["source"] = str(root)
-            found.append(result)
-    return found
+    each says where it came from (`source`: the folder)."""
+    return store.all_stored(project, store.BENCHMARK, example)
 
 
 # --- what code a result measured (for results read from other folders: stale or not) -----------
@@ -400,7 +324,7 @@ def code_changed(result: dict, now_record: dict) -> bool:
 
 def save_environments(project: Project, machine: str, envs: dict) -> Path:
     """Each environment's state and fingerprint, so that a build on another machine can show them."""
-    return write_json(project.results / machine / "environments.json",
+    return store.write_json(project.results / machine / "environments.json",
                       {name: {"ok": env.ok, "reason": env.reason, "fingerprint": env.fingerprint,
                               "existing_python": env.existing_python}
                        for name, env in envs.items()})
@@ -415,10 +339,10 @@ def load_machine(root: Path, machine: str) -> tuple[dict, dict]:
         try:
             found.append(json.loads(path.read_text()))
         except FileNotFoundError:
-            raise ResultFileError(f"{path}: missing (a results folder of a machine has machine.json and "
+            raise store.ResultFileError(f"{path}: missing (a results folder of a machine has machine.json and "
                                   "environments.json, written by `make measure`)") from None
         except (json.JSONDecodeError, OSError) as exc:
-            raise ResultFileError(f"{path}: unreadable: {exc}") from None
+            raise store.ResultFileError(f"{path}: unreadable: {exc}") from None
     return found[0], found[1]
 
 

@@ -1,0 +1,161 @@
+"""The benchmark rows of an example as jobs (jobs.py): each framework's snippet, executed --repeats times in
+its kernel, with its step times, its reported metrics and the derived throughput.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from ..project import Example, Framework, Project, expand
+from ..settings import Settings, with_overrides
+from . import environments, results, store
+from .context import RunContext
+from .execute import execute
+from .jobs import Blocked, Data, Job
+from .outcome import Outcome
+from .phases import CLOCK
+from .signals import doing
+from .snippets import check_alignment, load_example_snippets
+
+
+def profile_data(example: Example, profile: str) -> str:
+    return example.profiles.get(profile, {}).get("data", "real")
+
+
+def data_identity(example: Example, profile: str) -> str:
+    return results.data_identity(example.data_module, profile_data(example, profile))
+
+
+def run_settings(context: RunContext, example: Example, row: str | None = None) -> Settings:
+    """The settings a run of the example reads, resolved as rosetta.settings resolves them in its kernel (the
+    row's sizes, ROSETTA_OVERRIDES, ROSETTA_WEIGHTS), from the Example in hand: part of each row's cache key."""
+    values = with_overrides(example.name, {**example.hyperparameters, **example.sizes(context.profile, row)})
+    if "weights" in values:
+        values["weights"] = context.variables.weights or values["weights"]
+    return Settings(example.name, context.profile, values)
+
+
+def not_run(context: RunContext, example: Example, fw: Framework, status: Outcome, reason: str) -> dict:
+    return {"api_version": store.BENCHMARK.api_version, "example": example.name, "framework": fw.name,
+            "label": fw.label, "api": fw.api, "machine": context.machine,
+            "machine_label": results.machine_label(context.machine_info), "profile": context.profile,
+            "sizes": example.sizes(context.profile, fw.name), "status": status, "reason": reason,
+            "error": None, "steps": {}, "metrics": {}, "runs": [], "notebook": None,
+            "cache_key": None, "provenance": {"date": results.now()}}
+
+
+def derived_metrics(example: Example, metrics: dict, steps: dict) -> dict:
+    """Throughput of the timed step (samples/s) and, like the original's inference table, s per 1,000."""
+    timed, samples = steps.get(example.timed_step), metrics.get(example.samples_metric)
+    if not (timed and samples and timed["median"] > 0):
+        return {}
+    return {"throughput": samples / timed["median"], "seconds_per_1000": 1000 * timed["median"] / samples}
+
+
+def write_working_files(project: Project, fw: Framework, folder: Path) -> None:
+    """The files a row's kernel finds in its working folder (Deno's import map), placeholders expanded."""
+    for name, text in fw.working_files.items():
+        (folder / name).write_text(expand(text, environments.venv_folder(project, fw)))
+
+
+def executions(context: RunContext, example: Example, fw: Framework, snippet) -> tuple[list[dict], object]:
+    """The snippet run --repeats times, one after another (stopping at the first that does not succeed)."""
+    project, repeats = context.project, context.options.repeats
+    run_dir = project.build / "run" / example.name      # kernel cwd: outside snippets/ (no shadowing)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_working_files(project, fw, run_dir)
+    kernel_env = {"ROSETTA_PROFILE": context.profile, "ROSETTA_SNIPPETS": str(project.snippets),
+                  "PYTHONHASHSEED": "0", **environments.process_variables(project, fw)}
+    runs, execution = [], None
+    for repeat in range(repeats):
+        doing(f"executing {example.name}/{fw.name} (run {repeat + 1} of {repeats})")
+        context.log(f"  run {repeat + 1}/{repeats} of {example.name}/{fw.name} ({context.profile})")
+        execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout,
+                            fw.kernel_transport)
+        CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
+        CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)
+        runs.append({"steps": execution.step_seconds, "metrics": execution.metrics,
+                     "wall_seconds": round(execution.wall_seconds, 3), "status": execution.status})
+        if execution.status != Outcome.OK:
+            break
+    return runs, execution
+
+
+def run_row(context: RunContext, example: Example, fw: Framework, snippet, data: Data, key: str) -> tuple[dict, str]:
+    """Execute one row and build its result (and the notebook of its last run)."""
+    runs, execution = executions(context, example, fw, snippet)
+    ok_runs = [run for run in runs if run["status"] == Outcome.OK] or runs
+    steps = {}
+    for step in example.steps:
+        values = [run["steps"][step] for run in ok_runs if step in run["steps"]]
+        if values:
+            steps[step] = results.summarise(values)
+    metrics = dict(execution.metrics)
+    if execution.status == Outcome.OK:
+        metrics.update(derived_metrics(example, metrics, steps))
+    env, profile = context.envs[fw.name], context.profile
+    packages = env.fingerprint.get("packages", {})
+    result = not_run(context, example, fw, execution.status, "")
+    result.update({
+        "error": execution.error, "steps": steps, "metrics": metrics, "runs": runs,
+        "notebook": f"{fw.name}.ipynb", "cache_key": key,
+        "provenance": {
+            "date": results.now(),
+            "framework_versions": results.key_packages(fw, {**packages, "python": env.fingerprint.get("python")}),
+            "environment_sha256": env.fingerprint_hash,
+            "machine": context.machine_info,
+            "profile": profile, "sizes": example.sizes(profile, fw.name),
+            "hyperparameters": example.hyperparameters,
+            "data_source": execution.context.get("data_source", data.info.get("source", "")),
+            "weights": execution.context.get("weights", example.weights),
+            "seed": example.hyperparameters.get("seed"),
+            "repeats": len(ok_runs),
+            "snippet": results.snippet_commit(example.snippet_path(fw)),
+            "code": results.example_code(example, fw),
+            "repository": results.repository_commit(),
+            "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
+        },
+    })
+    if execution.status != Outcome.OK:
+        result["reason"] = f"{execution.error['ename']}: {execution.error['evalue']}".strip()
+    return result, nbformat.writes(execution.notebook)
+
+
+def row_key(context: RunContext, example: Example, fw: Framework, data: Data) -> str:
+    return results.cache_key(example, fw, context.envs[fw.name].fingerprint_hash, context.profile, context.machine,
+                             context.options.repeats, run_settings(context, example, fw.name).as_dict(),
+                             data.identity())
+
+
+def jobs(context: RunContext, example: Example, selected: frozenset[str]) -> list[Job]:
+    """One job per framework with a snippet for the example; `selected`: the rows measured where stale."""
+    snippets = load_example_snippets(example, list(context.frameworks))
+    parsed = list({id(s): s for s in snippets.values() if not isinstance(s, Exception)}.values())
+    misaligned = {}
+    for problem in check_alignment(example, parsed, list(context.frameworks)):
+        context.log(f"  alignment: {problem}")
+        misaligned.setdefault(Path(problem.split(":")[0]), problem)
+    profile = context.profile
+    data = Data(example.data_module, profile_data(example, profile), profile_data(example, profile) != "synthetic",
+                lambda: run_settings(context, example), f"{example.name}: data")
+    found = []
+    for fw in context.frameworks:
+        if fw.name not in snippets:
+            continue
+        snippet, env = snippets[fw.name], context.envs.get(fw.name)
+        blocked = None
+        if isinstance(snippet, Exception) or snippet.path in misaligned:
+            blocked = Blocked(Outcome.SNIPPET_ERROR,
+                              str(snippet) if isinstance(snippet, Exception) else misaligned[snippet.path])
+        elif env is None or not env.ok:
+            blocked = Blocked(Outcome.NOT_INSTALLED, env.reason if env else "environment not set up",
+                              keep_previous=True)
+        found.append(Job(
+            store.BENCHMARK, f"{example.name}/{fw.name}", fw.name,
+            store.BENCHMARK.path(context.project.results, context.machine, profile, example.name, fw.name),
+            fw.name in selected, key=lambda fw=fw: row_key(context, example, fw, data),
+            run=lambda key, fw=fw, snippet=snippet: run_row(context, example, fw, snippet, data, key),
+            not_run=lambda status, reason, fw=fw: not_run(context, example, fw, status, reason),
+            blocked=blocked, data=data))
+    return found

@@ -1,0 +1,150 @@
+"""One pipeline for everything a build measures: a benchmark row, a lesson row, an example's equivalence check.
+
+Each is described by a Job (data: where its result is stored, whether this build measures it, its cache key,
+why it cannot run here, the data set it reads, how it runs and what it records when it does not), and one
+loop runs any list of them:
+
+    the result on record -> blocked here? -> current (its key) or retried? -> data -> execute -> atomic save
+
+so that a policy (what is retried, what is kept when it cannot run, when a result is saved) is written once.
+An interruption (Ctrl-C, SIGTERM) leaves every finished result saved and none half written (store.save).
+"""
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..data.fetch import DataError
+from . import results, store
+from .context import RunContext
+from .outcome import RETRIED, Outcome
+from .phases import CLOCK
+from .signals import doing
+
+
+@dataclass
+class Data:
+    """The data set the jobs of one example or lesson read: prepared (found, downloaded, checked) once, for
+    the first of them that runs; which copy it is (its identity) is part of their cache keys."""
+    module: str                        # the data module ("" when there is none)
+    kind: str                          # "real", "synthetic", "neutral": the profile's
+    needed: bool                       # whether a run needs it prepared first
+    settings: Callable[[], object]     # what the module's prepare() reads
+    phase: str = ""                    # the build clock's phase for preparing it
+    info: dict = field(default_factory=dict)      # what prepare() said (its source)
+    error: str = ""
+    _identity: str | None = None
+
+    def identity(self) -> str:
+        if self._identity is None:
+            self._identity = results.data_identity(self.module, self.kind)
+        return self._identity
+
+    def prepare(self, log) -> str:
+        """Prepared once; the error (one line naming what to provide), or ""."""
+        if not self.needed or self.info or self.error:
+            return self.error
+        try:
+            with CLOCK.timing(self.phase):
+                self.info = importlib.import_module(self.module).prepare(self.settings()) if self.module else {}
+            self._identity = None           # prepare() may just have downloaded it
+        except DataError as exc:
+            self.error = str(exc)
+            log(f"  data: {self.error}")
+        return self.error
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """Why a job cannot run here, and whether the result on record stands in for it when not selected."""
+    outcome: Outcome
+    reason: str
+    keep_previous: bool = False
+    say: str = ""                      # a line for the log
+
+
+def first_line(text: str | None) -> str:
+    return (text or "").splitlines()[0] if text else ""
+
+
+def outcome_words(record: dict, seconds: float) -> str:
+    """"ok in 2.1 s", or "failed in 0.4 s (ZeroDivisionError: division by zero)"."""
+    reason = f" ({first_line(record.get('reason'))})" if record["status"] != Outcome.OK else ""
+    return f"{record['status']} in {seconds:.1f} s{reason}"
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: store.Kind
+    label: str                                         # "cnn_cifar10/pytorch", "equivalence": the log's name
+    row: str                                           # its key among its stage's results (the framework)
+    path: Path                                         # where its result is stored
+    selected: bool                                     # measured by this build when not current
+    key: Callable[[], str]                             # its cache key (with the data's identity)
+    run: Callable[[str], tuple[dict, str | None]]      # executes with its key: the record, the notebook to keep
+    not_run: Callable[[Outcome, str], dict] | None = None   # the record of a run that could not happen, and why
+    blocked: Blocked | None = None
+    data: Data | None = None
+    doing: str = ""                                    # what an interruption message says the build was doing
+    describe: Callable[[dict, float], str] = outcome_words   # the log's words for a finished run
+    elsewhere: Callable[[], dict | None] | None = None  # when none is on record here: another machine's
+
+
+def run_jobs(context: RunContext, jobs: list[Job]) -> dict[str, dict]:
+    """row -> its result: measured again where selected and not current, else the one on record."""
+    out = {}
+    for job in jobs:
+        result = run_job(context, job)
+        if result is not None:
+            out[job.row] = result
+    return out
+
+
+def run_job(context: RunContext, job: Job) -> dict | None:
+    """The job's result: the one on record when current (or not selected), else measured and saved whole."""
+    log = context.log
+    previous = store.previous(job.kind, job.path, log)
+    if job.blocked is not None:
+        if job.blocked.keep_previous and previous is not None and not job.selected:
+            return previous
+        if job.blocked.say:
+            log(f"  {job.label}: {job.blocked.say}")
+        return job.not_run(job.blocked.outcome, job.blocked.reason)
+    key = job.key()
+    current = previous is not None and previous.get("cache_key") == key
+    if current and job.selected and previous.get("status") in RETRIED:
+        log(f"  {job.label}: {previous['status']} last time ({first_line(previous.get('reason')) or 'no reason'}): "
+            "trying again")
+        current = False
+    if not job.selected or (current and not context.options.force):
+        return on_record(context, job, previous, current)
+    if job.data is not None:
+        identity = job.data.identity()
+        error = job.data.prepare(log)
+        if error:
+            record = job.not_run(Outcome.DATA_ERROR, error)
+            if previous is None:      # a measurement on record is kept: with its data back, it is current again
+                store.save(job.kind, job.path, record)
+            return record
+        if job.data.identity() != identity:
+            key = job.key()
+    doing(job.doing or f"measuring {job.label}")
+    started = time.perf_counter()
+    record, notebook = job.run(key)
+    store.save(job.kind, job.path, record, notebook)
+    log(f"  {job.label}: {job.describe(record, time.perf_counter() - started)}")
+    return record
+
+
+def on_record(context: RunContext, job: Job, previous: dict | None, current: bool) -> dict | None:
+    """The result on record, marked stale or not (a publishing build judges staleness by code instead:
+    staleness.py), else another machine's when the job says where to look."""
+    if previous is None:
+        return job.elsewhere() if job.elsewhere else None
+    previous["stale"] = not current
+    if not context.options.publishing:
+        context.log(f"  {job.label}: {'up to date' if current else 'stale (not selected)'}")
+    return previous

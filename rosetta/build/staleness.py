@@ -1,0 +1,72 @@
+"""Whether a stored result is stale for this checkout: decided here, for the results a build did not measure
+itself (a publishing build's, another machine's check) and for the reference results (reference.py).
+
+A benchmark or lesson row is stale when what it ran changed since, in substance (results.code_record: its
+script, its definition's values, the helper code): its cache key also names data paths and environments of
+the machine that measured, which mean nothing here. An equivalence check is stale by its key, computed with
+the environments its own machine recorded. (A build's own results are current when their key is: jobs.py.)
+"""
+from __future__ import annotations
+
+from ..project import Example, Framework, Project
+from . import equivalence, lessons, results, store
+
+
+def row_is_stale(kind: store.Kind, thing, fw: Framework, result: dict) -> bool:
+    """A benchmark row (`thing` an Example) or a lesson row (a Lesson) whose code changed since it ran."""
+    now = results.example_code(thing, fw) if kind is store.BENCHMARK else lessons.lesson_code(thing, fw)
+    return results.code_changed(result, now)
+
+
+def check_is_stale(project: Project, example: Example, frameworks: list[Framework], envs: dict, profile: str,
+                   machine: str, check: dict) -> bool:
+    key = equivalence.cache_key(project, example, equivalence.candidates_of(example, frameworks), envs, profile,
+                                machine)
+    return check.get("cache_key") != key
+
+
+def mark_rows(results_by_name: dict, things: list, frameworks: list[Framework], kind: store.Kind) -> None:
+    """Marks every measured row of these examples or lessons stale or not, by its code (a publishing build)."""
+    by_name = {fw.name: fw for fw in frameworks}
+    for thing in things:
+        for name, result in results_by_name.get(thing.name, {}).items():
+            if name in by_name and was_measured(kind, result):
+                result["stale"] = row_is_stale(kind, thing, by_name[name], result)
+
+
+def was_measured(kind: store.Kind, result: dict) -> bool:
+    """A row that ran (a record of one that could not run has no key: nothing it measured can be stale)."""
+    if kind is store.BENCHMARK and not result.get("provenance", {}).get("date"):
+        return False
+    return bool(result.get("cache_key"))
+
+
+def check_elsewhere(project: Project, example: Example, profile: str, machine: str,
+                    frameworks: list[Framework]) -> dict | None:
+    """The newest check that another machine of the results folders made at this profile (a check re-measured
+    alone on another machine of the kind; the reference's, beside a new machine's first build), marked stale
+    or not with the environments its own machine recorded."""
+    found = []
+    for root, path in store.everywhere(project, store.CHECK, example.name, profile):
+        other = path.parent.parent.parent.name
+        check = store.previous(store.CHECK, path)
+        if (root, other) == (project.results.resolve(), machine) or check is None:
+            continue
+        try:
+            recorded = results.recorded_environments(results.load_machine(root, other)[1])
+        except store.ResultFileError:
+            continue
+        check["stale"] = check_is_stale(project, example, frameworks, recorded, profile, other, check)
+        found.append(check)
+    return max(found, key=lambda d: d.get("date", ""), default=None)
+
+
+def check_on_record(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],
+                    envs: dict) -> dict | None:
+    """The last check on record for an example: this machine's, marked stale when what it depends on has
+    changed since, else another machine's (check_elsewhere)."""
+    check = store.previous(store.CHECK, store.CHECK.path(project.results, machine, profile, example.name))
+    if check is None:
+        return check_elsewhere(project, example, profile, machine, frameworks)
+    check["stale"] = check_is_stale(project, example, frameworks, envs, profile, machine, check)
+    return check
