@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from ..build.outcome import Outcome
 from ..build.snippets import Step
 from ..project import Example, Framework
 from . import charts
@@ -60,7 +61,7 @@ def step_outcome(example: Example, fw: Framework, step: str, result: dict | None
     step's current code; where the run executed other code, the output says it comes from older code."""
     status = result["status"] if result else "not-run"
     parts = []
-    if status in ("not-installed", "snippet-error", "data-error"):
+    if status in (Outcome.NOT_INSTALLED, Outcome.SNIPPET_ERROR, Outcome.DATA_ERROR):
         if step == example.steps[0]:
             parts.append(f"```{{warning}}\n{STATUS_TEXT[status]}: {escape(result['reason'])}\n```")
         return parts
@@ -79,7 +80,7 @@ def step_outcome(example: Example, fw: Framework, step: str, result: dict | None
     if text:
         parts.append(fence(text, "text"))
     error = result.get("error") or {}
-    if status in ("failed", "timeout") and error.get("step") == step:
+    if status in (Outcome.FAILED, Outcome.TIMEOUT) and error.get("step") == step:
         hint = example.failure_hints.get(step, "")
         parts.append(f"```{{error}}\nThis step {STATUS_TEXT[status]}: {escape(str(error.get('ename')))}: "
                      f"{escape(str(error.get('evalue')))}. The full traceback is in "
@@ -96,7 +97,7 @@ def status_cell(result: dict, example: str, linked: bool = True) -> str:
     (`linked`: this build's own results; another machine's say what failed in words)."""
     stale = " (stale)" if result.get("stale") else ""
     link = f"{{ref}}`{STATUS_TEXT[result['status']]} <{traceback_label(example, result['framework'])}>`"
-    if result["status"] in ("failed", "timeout") and linked:
+    if result["status"] in (Outcome.FAILED, Outcome.TIMEOUT) and linked:
         return link + stale
     reason = " ".join((result.get("reason") or "").split())
     if len(reason) > 90:        # the cell stays on one line: the whole reason is on the framework's page
@@ -108,7 +109,7 @@ def status_cell(result: dict, example: str, linked: bool = True) -> str:
 def random_weights(column_results: dict, labels: dict) -> str:
     """The legend's word on weights: random for every row, for some (named: a framework without a
     model zoo is random even where the others load pretrained weights), or nothing."""
-    ok = {name: r for name, r in column_results.items() if r["status"] == "ok"}
+    ok = {name: r for name, r in column_results.items() if r["status"] == Outcome.OK}
     random = [name for name, r in ok.items() if "random" in r.get("provenance", {}).get("weights", "")]
     if not random:
         return ""
@@ -194,7 +195,7 @@ def accuracy_note(example: Example, profile: str, by_column: dict) -> str:
         return f"{epochs} epoch{'s' if epochs != 1 else ''} of {train}" if train else "?"
     measured = [f"{r['metrics']['accuracy']:.1%} ({cell_text(r['framework'])}, {r['machine']})"
                 for key, column in by_column.items() if key[1] == "full" for r in column.values()
-                if r["status"] == "ok" and r.get("metrics", {}).get("accuracy") is not None]
+                if r["status"] == Outcome.OK and r.get("metrics", {}).get("accuracy") is not None]
     original = example.reference.get("accuracy", {})
     labels = example.reference.get("labels", {})
     said = ", ".join(f"{value:.1%} ({labels.get(row, row)})" for row, value in original.items())
@@ -285,7 +286,7 @@ def result_cells(example: Example, result: dict | None, metrics: list[dict], ope
     blanks = [""] * len(metrics)
     if result is None:
         return ["not run", *blanks]
-    if result["status"] != "ok":
+    if result["status"] != Outcome.OK:
         return [status_cell(result, example.name, linked=linked), *blanks]
     timed = result["steps"].get(example.timed_step)
     stale = " (stale)" if result.get("stale") else ""
@@ -305,7 +306,7 @@ def head_lines(view: BenchmarkView) -> list[str]:
     """The title, the network beside the introduction, where the tabs' results come from, the results table."""
     example, profile, current, machine_info = view.example, view.profile, view.current, view.machine_info
     published = machine_info.get("results_folder")
-    ok = [r for r in current.values() if r["status"] == "ok"]
+    ok = [r for r in current.values() if r["status"] == Outcome.OK]
     data_sources = sorted({r["provenance"].get("data_source", "") for r in ok} - {""})
     weights = "; ".join(sorted({r["provenance"].get("weights", "") for r in ok} - {""})) or example.weights
     sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, current, view.frameworks)
@@ -351,7 +352,7 @@ def chart_lines(view: BenchmarkView, writer: Writer) -> list[str]:
              MATH_INTRO, "", math_table(shown_rows), "", "::::", ""]
     chart = charts.timing_chart(example, view.frameworks, view.current)
     if chart:
-        ok = [r for r in view.current.values() if r["status"] == "ok"]
+        ok = [r for r in view.current.values() if r["status"] == Outcome.OK]
         writer.write(f"benchmarks/{example.name}-times.png", chart)
         lines += [f"```{{figure}} {example.name}-times.png",
                   f":alt: {example.timed_step} time per framework", ":figclass: rosetta-chart",
@@ -414,7 +415,7 @@ def whole_programs(example: Example, groups: list[TabGroup], current: dict) -> l
         for fw in group.rows:
             result = current.get(fw.name)
             run = "" if len(group.rows) == 1 else f" ({fw.backend})"
-            state = "executed" if result and result["status"] == "ok" else \
+            state = "executed" if result and result["status"] == Outcome.OK else \
                 STATUS_TEXT.get(result["status"], result["status"]) if result else "not run"
             items.append(f"- Its run{run}: {{download}}`{fw.name}.ipynb <{folder}{fw.name}.ipynb>` ({state}) · "
                          f"{{doc}}`read it as a page <{doc_link(notebook_doc(example.name, fw.name))}>`")

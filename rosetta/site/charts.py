@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from ..build.outcome import Outcome
 from ..project import Example, Framework  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def timing_chart(example: Example, frameworks: list[Framework], current: dict) -
     rows = []
     for fw in frameworks:
         result = current.get(fw.name)
-        if result and result["status"] == "ok" and example.timed_step in result["steps"]:
+        if result and result["status"] == Outcome.OK and example.timed_step in result["steps"]:
             summary = result["steps"][example.timed_step]
             # A row that ran sizes of its own (ConvNetJS): its bar says how many samples it timed.
             own = result.get("sizes", {}) != example.profiles.get(result.get("profile"), result.get("sizes", {}))
@@ -93,7 +94,7 @@ def variants_chart(lesson, metric: str, label: str, rows: list[tuple[str, dict |
     median with min–max whiskers; one colour per variant across the groups."""
     groups = []
     for name, result in rows:
-        if result and result["status"] == "ok":
+        if result and result["status"] == Outcome.OK:
             bars = [(v, result["variants"][v][metric]) for v in lesson.variants
                     if result.get("variants", {}).get(v, {}).get(metric)]
             if bars:

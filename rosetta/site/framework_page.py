@@ -2,6 +2,7 @@
 notebook pages, from its view (gather.py reads the environments, the fairness records and the guide's file)."""
 from __future__ import annotations
 
+from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..project import Example, Framework
 from .gather import FairnessEntry, FrameworkView, HistoryView
@@ -26,7 +27,8 @@ def fairness_section(fw: Framework, entries: list[FairnessEntry]) -> list[str]:
         entry, example, stale = found.entry, found.example, found.stale
         prov, variants = entry["provenance"], entry["variants"]
         times = [f"{variants[v]['median']:.2f} ({variants[v]['min']:.2f}–{variants[v]['max']:.2f})"
-                 if variants.get(v, {}).get("status") == "ok" else "failed" for v in ("kernel", "script", "plain")]
+                 if variants.get(v, {}).get("status") == Outcome.OK else "failed"
+                 for v in ("kernel", "script", "plain")]
         ratio = entry.get("ratios", {}).get("kernel/plain")
         verdict = (entry.get("verdict") or "") + ("" if entry.get("same_work", True) else "; not the same work")
         where = (f"{machine_label(prov['machine'])}, {prov['profile']} ({sizes_text(prov['sizes'])}), "
@@ -50,7 +52,7 @@ def history_section(view: HistoryView) -> list[str]:
     own_labels = {label_of(ex, fw.name) for ex in own}
     nearest = [label for label in ([*system.original, *system.nearest] if system else []) if label not in own_labels]
     if own:
-        ran = [r for ex in own if (r := current.get(ex.name, {}).get(fw.name)) and r["status"] == "ok"]
+        ran = [r for ex in own if (r := current.get(ex.name, {}).get(fw.name)) and r["status"] == Outcome.OK]
         where = f"profile `{ran[0]['profile']}` on {ran[0].get('machine_label') or ran[0]['machine']}" if ran \
             else "a shorter profile"
         figures, how = [], []
@@ -72,7 +74,7 @@ def history_section(view: HistoryView) -> list[str]:
         for ex in own:
             accuracy = ex.reference.get("accuracy", {}).get(fw.name)
             result = current.get(ex.name, {}).get(fw.name) or {}
-            mine = result.get("metrics", {}).get("accuracy") if result.get("status") == "ok" else None
+            mine = result.get("metrics", {}).get("accuracy") if result.get("status") == Outcome.OK else None
             if accuracy is not None:
                 lines += [f"{ex.short_title}: the original reported {accuracy:.1%} test accuracy after its full run"
                           + (f"; this build {mine:.1%} after profile `{result['profile']}`'s much shorter training."
@@ -111,7 +113,7 @@ def history_row(example: Example, fw: Framework, result: dict | None, width: int
             cells.append(f"{metric_text(samples / value, style)} ({value:g} s)" if samples else f"{value:g}")
     if result is None:
         mine = "not run"
-    elif result["status"] != "ok":
+    elif result["status"] != Outcome.OK:
         mine = STATUS_TEXT.get(result["status"], result["status"])
     else:
         timed = result["steps"].get(example.timed_step)
@@ -147,7 +149,7 @@ def render(view: FrameworkView, writer: Writer) -> None:
     docs = []
     for example, result in view.notebooks:
         state = "not run" if result is None else (
-            "ran" if result["status"] == "ok" else STATUS_TEXT.get(result["status"], result["status"]))
+            "ran" if result["status"] == Outcome.OK else STATUS_TEXT.get(result["status"], result["status"]))
         lines.append(f"- {{doc}}`{example.short_title} <{doc_link(notebook_doc(example.name, fw.name))}>` ({state})")
         docs.append(doc_link(notebook_doc(example.name, fw.name)))
     lines += ["", "```{toctree}", ":hidden:", "", *docs, "```"]

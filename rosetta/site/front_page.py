@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..build.outcome import Outcome
 from ..build.verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
 from ..project import Example, Framework
 from .gather import FrontView
@@ -25,7 +26,7 @@ OWN_SIZES = "†"
 def slowdowns(column: dict) -> dict[str, float]:
     """Row -> its throughput's shortfall against the column's fastest (1.0 for the fastest)."""
     rates = {name: r["metrics"]["throughput"] for name, r in column.items()
-             if r["status"] == "ok" and r.get("metrics", {}).get("throughput")}
+             if r["status"] == Outcome.OK and r.get("metrics", {}).get("throughput")}
     fastest = max(rates.values(), default=0)
     return {name: fastest / rate for name, rate in rates.items()}
 
@@ -40,7 +41,7 @@ def cell_line(example: Example, fw: Framework, key: tuple, column: dict, has_pro
             return "no program"
         return "not run" if installed_here else "not installed"
     stale = " (stale)" if result.get("stale") else ""
-    if result["status"] != "ok":
+    if result["status"] != Outcome.OK:
         return STATUS_TEXT.get(result["status"], result["status"]) + stale
     slower = slowdowns(column)
     if fw.name not in slower:
@@ -71,8 +72,8 @@ def lesson_cell(fw: Framework, view: FrontView) -> str:
                 found[off[0]] += 1
             elif result is None:
                 found["not run"] += 1
-            elif result["status"] != "ok":
-                found["needs a GPU" if result["status"] == "needs-gpu" else NO_VERDICT] += 1
+            elif result["status"] != Outcome.OK:
+                found["needs a GPU" if result["status"] == Outcome.NEEDS_GPU else NO_VERDICT] += 1
             else:
                 found[judge(rule, result.get("variants", {}))["verdict"]] += 1
     if not found:

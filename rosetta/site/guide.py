@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..build.outcome import Outcome
 from ..project import Example, Framework, Project
 from . import gather
 from .gather import GuideView
@@ -119,7 +120,7 @@ def evidence_lines(system: System, view: GuideView) -> list[str]:
                 state = f"{{doc}}`{state} <{doc_link(notebook_doc(example.name, row))}>`"
             if result is None:
                 figures = ""
-            elif result["status"] == "ok":
+            elif result["status"] == Outcome.OK:
                 figures = cell_text(result_figures(example, result))
             else:
                 figures = cell_text(result.get("reason") or "")

@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 
 from ..build.lessons import Lesson
+from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..project import Framework
 from . import charts
@@ -59,7 +60,7 @@ def measurement_table(rows: list[Framework], current: dict) -> list[str]:
              "|---|---|" + "---|" * len(metrics)]
     for fw in rows:
         result = current.get(fw.name)
-        if not result or result["status"] != "ok":
+        if not result or result["status"] != Outcome.OK:
             continue
         for variant, measured in result.get("variants", {}).items():
             cells = [measured_text(measured[m], m) if measured.get(m) else "" for m in metrics]
@@ -87,11 +88,11 @@ def lesson_tab(lesson: Lesson, fw: Framework, step: str, result: dict | None, ra
         if text:
             parts.append(fence(text, "text"))
     error = (result or {}).get("error") or {}
-    if result and result["status"] in ("failed", "timeout") and error.get("step") == step:
+    if result and result["status"] in (Outcome.FAILED, Outcome.TIMEOUT) and error.get("step") == step:
         parts.append(f"```{{error}}\nThis step {LESSON_STATUS[result['status']]}: {escape(str(error.get('ename')))}: "
                      f"{escape(str(error.get('evalue')))} ({{ref}}`traceback <"
                      f"{traceback_label(lesson.name, result['framework'])}>`).\n```")
-    elif result and result["status"] not in ("ok", "failed", "timeout") and step == lesson.steps[0]:
+    elif result and result["status"] not in (Outcome.OK, Outcome.FAILED, Outcome.TIMEOUT) and step == lesson.steps[0]:
         parts.append(f"```{{note}}\n{LESSON_STATUS.get(result['status'], result['status'])}: "
                      f"{escape(result.get('reason', ''))}\n```")
     return "\n\n".join(parts)
@@ -120,7 +121,7 @@ def build_text(lesson: Lesson, current: dict, machine_info: dict, profile: str, 
     """The "This build" box: what ran, on which machine, or why nothing did."""
     label = escape(machine_label(machine_info))
     folder = machine_info.get("results_folder")
-    measured = [r for r in current.values() if r["status"] not in ("needs-gpu", "not-installed")]
+    measured = [r for r in current.values() if r["status"] not in (Outcome.NEEDS_GPU, Outcome.NOT_INSTALLED)]
     how = (warmup_text(lesson, profile, ran) + "Each round calls every variant once, alternating their order "
            "from round to round, one call at a time, in the framework's own kernel. ")
     others = ("Results of " + ", ".join(escape(group_label(c, f)) for c, f in groups.items())
@@ -162,7 +163,7 @@ def verdict_lines(view: LessonView) -> list[str]:
     """The claim, the lesson's words, the "This build" box and the verdict table."""
     item, machine_info, profile = view.evidence, view.machine_info, view.profile
     lesson, current = item.lesson, item.current
-    ran = [r for r in current.values() if r["status"] == "ok"]
+    ran = [r for r in current.values() if r["status"] == Outcome.OK]
     sizes = sizes_text(lesson.profiles.get(profile, {}))
     lines = [f"(lesson-{lesson.name})=", f"# {lesson.title}", "",
              f"**Claim.** {escape(lesson.claim)}", "", f"**Source:** {escape(lesson.source)}", "", view.words, ""]
@@ -236,7 +237,7 @@ def download_lines(view: LessonView, writer: Writer) -> list[str]:
 
 def failure_lines(view: LessonView) -> list[str]:
     lesson = view.evidence.lesson
-    failed = [r for r in view.evidence.current.values() if r["status"] in ("failed", "timeout")]
+    failed = [r for r in view.evidence.current.values() if r["status"] in (Outcome.FAILED, Outcome.TIMEOUT)]
     lines = ["## Failures", ""] if failed else []
     for result in failed:
         error = result.get("error") or {}

@@ -9,12 +9,13 @@ import re
 from pathlib import Path
 
 from ..build.files import write_atomically
+from ..build.outcome import Outcome
 from ..report import MIME_TYPE
 
 GENERATED = "_gen"            # docs/_gen/, see Project.generated
 MAX_OUTPUT_LINES = 40
-STATUS_TEXT = {"failed": "failed", "timeout": "timed out", "not-installed": "not installed",
-               "snippet-error": "snippet error", "data-error": "data missing"}
+STATUS_TEXT = {Outcome.FAILED: "failed", Outcome.TIMEOUT: "timed out", Outcome.NOT_INSTALLED: "not installed",
+               Outcome.SNIPPET_ERROR: "snippet error", Outcome.DATA_ERROR: "data missing"}
 
 
 class Writer:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import nbformat
 
+from ..build.outcome import Outcome
 from .gather import NotebookView
 from .markup import STATUS_TEXT, Writer, fence, notebook_doc, traceback_label, without_build_outputs
 
@@ -19,7 +20,7 @@ def provenance_text(view: NotebookView) -> str:
     if result:
         prov = result.get("provenance", {})
         versions = ", ".join(f"{k} {v}" for k, v in prov.get("framework_versions", {}).items())
-        if result["status"] == "ok":
+        if result["status"] == Outcome.OK:
             info.append(f"Executed {prov.get('date', '')} on {result.get('machine_label', '')}, profile "
                         f"{result['profile']}; {versions}. Data: {prov.get('data_source', '')}. "
                         f"Weights: {prov.get('weights', '')}.")

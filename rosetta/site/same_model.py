@@ -2,6 +2,7 @@
 rendered from the stored check (a plain dict, see rosetta/build/equivalence.py)."""
 from __future__ import annotations
 
+from ..build.outcome import Outcome
 from ..project import Example, Framework
 from . import charts
 from .markup import Writer, cell_text, escape, fence
@@ -65,14 +66,14 @@ def operations_text(check: dict, labels: dict) -> str:
 
 def note_measurement(note: dict, labels: dict, check: dict) -> str:
     measured = note.get("measured") or {}
-    if measured.get("status") != "ok":
+    if measured.get("status") != Outcome.OK:
         return f"Not measured in this build: {escape(measured.get('reason', ''))}." if measured else ""
     against = labels.get(measured["against"], measured["against"])
     batches = " with batches in which no word repeats" if note.get("batches") == "distinct_tokens" else ""
     sentences = []
     for name, m in measured["frameworks"].items():
         label = labels.get(name, name)
-        if m.get("status") != "ok":
+        if m.get("status") != Outcome.OK:
             sentences.append(f"{label}: {m.get('status')} {escape(m.get('reason', ''))}".strip())
             continue
         verdict = "✓" if m["passed"] else "✗ more than the tolerance: something else differs too"
@@ -93,7 +94,7 @@ def note_measurement(note: dict, labels: dict, check: dict) -> str:
 def equivalence_section(example: Example, frameworks: list[Framework], check: dict, writer: Writer) -> list[str]:
     """Same weights in, same numbers out? The matrices, the loss chart and the notes."""
     labels = {fw.name: fw.label for fw in frameworks}
-    ran = [fw for fw in frameworks if check["frameworks"].get(fw.name, {}).get("status") == "ok"]
+    ran = [fw for fw in frameworks if check["frameworks"].get(fw.name, {}).get("status") == Outcome.OK]
     folder = f"snippets/{example.name}/equivalence"
     different = {n for note in check.get("notes", []) if note.get("different_function") for n in note["frameworks"]}
     overrides = ", ".join(f"`{k} = {v}`" for k, v in check["overrides"].items())
@@ -121,7 +122,7 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
                   "These checks come from an earlier build: a snippet, an adapter, the neutral spec or an "
                   "environment has changed since, and this build did not run them again.", "```", ""]
     missing = [f"{labels.get(n, n)}: {info['status']} ({cell_text(info.get('reason', ''))})"
-               for n, info in check["frameworks"].items() if info.get("status") != "ok"]
+               for n, info in check["frameworks"].items() if info.get("status") != Outcome.OK]
     if missing:
         lines += ["Not compared: " + "; ".join(missing) + ".", ""]
     roundtrip = check.get("roundtrip", {})
@@ -178,7 +179,7 @@ def training_lines(example: Example, ran: list[Framework], check: dict, labels: 
     if moved:
         lines += [f"For scale: training moved the weights by up to {max(moved.values()):.1e}.", ""]
     floor = check.get("noise_floor")
-    if floor and floor.get("status") == "ok":
+    if floor and floor.get("status") == Outcome.OK:
         lines += [f"Rounding alone: {labels.get(floor['framework'], floor['framework'])} against itself, "
                   f"started from weights one float32 ulp apart, ends {floor['weights']:.1e} apart "
                   f"(in {floor['where']}) after the same {check['steps']} steps; its losses differ by up to "

@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..build.outcome import Outcome
 from ..project import Example, Project
 from .markup import STATUS_TEXT
 
@@ -232,8 +233,9 @@ def row_state(result: dict | None) -> str:
     """One row's outcome on one benchmark, as the matrix says it."""
     if result is None:
         return "not run"
-    return {"ok": "ran", "failed": "failed", "timeout": "failed", "snippet-error": "failed",
-            "not-installed": "not installed", "data-error": "no data"}.get(result["status"], result["status"])
+    return {Outcome.OK: "ran", Outcome.FAILED: "failed", Outcome.TIMEOUT: "failed", Outcome.SNIPPET_ERROR: "failed",
+            Outcome.NOT_INSTALLED: "not installed",
+            Outcome.DATA_ERROR: "no data"}.get(result["status"], result["status"])
 
 
 def status_of(system: System, results_by_example: dict) -> Status:
@@ -247,10 +249,10 @@ def status_of(system: System, results_by_example: dict) -> Status:
              if (result := per_row.get(row)) is not None]
     if not found:
         return Status("not run", "this build has no result of its rows")
-    ran = [r for r in found if r["status"] == "ok"]
+    ran = [r for r in found if r["status"] == Outcome.OK]
     if ran:
         return Status("runs", f"{len(ran)} of its {len(found)} results in this build ran")
-    if all(r["status"] == "not-installed" for r in found):
+    if all(r["status"] == Outcome.NOT_INSTALLED for r in found):
         return Status("not installed", f"its environment is not installed here: {found[0].get('reason', '')}")
     states = sorted({STATUS_TEXT.get(r["status"], r["status"]) for r in found})
     return Status("fails here", f"none of its {len(found)} results ran ({', '.join(states)})")

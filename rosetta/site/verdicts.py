@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..build.verdict import HOLDS, MIXED, NEEDS_GPU, NO_DIFFERENCE, NO_VERDICT, SMALLER, device_reason, judge
 from ..project import Framework
@@ -16,7 +17,7 @@ from .gather import LessonEvidence
 from .markup import STATUS_TEXT, cell_text, doc_link, escape
 from .records import has_gpu, recorded_machine
 
-LESSON_STATUS = {**STATUS_TEXT, "needs-gpu": NEEDS_GPU}
+LESSON_STATUS = {**STATUS_TEXT, Outcome.NEEDS_GPU: NEEDS_GPU}
 BADGE = {HOLDS: "success", SMALLER: "warning", NO_DIFFERENCE: "secondary", MIXED: "warning", NO_VERDICT: "dark"}
 NOT_RUN_HERE = "not run here"        # a publishing build: it ran nothing, and its results hold none
 NOT_MEASURED = "not measured"        # a measuring build that has no result of this lesson
@@ -104,13 +105,13 @@ def verdict_cell(rule: dict, result: dict | None, lesson: str, machine_info: dic
     if result is None:
         badge, why = missing or (NOT_MEASURED, f"no result on {machine_label(machine_info)}")
         return f"{{bdg-dark}}`{badge}`", cell_text(why)
-    if result["status"] != "ok":
+    if result["status"] != Outcome.OK:
         why = LESSON_STATUS.get(result["status"], result["status"])
-        if result["status"] in ("failed", "timeout"):
+        if result["status"] in (Outcome.FAILED, Outcome.TIMEOUT):
             why = f"{{ref}}`{why} <{traceback_label(lesson, result['framework'])}>`"
         else:
             why = cell_text(f"{why}: {result.get('reason', '')}")
-        badge = NEEDS_GPU if result["status"] == "needs-gpu" else NO_VERDICT
+        badge = NEEDS_GPU if result["status"] == Outcome.NEEDS_GPU else NO_VERDICT
         return f"{{bdg-dark}}`{badge}`", why
     found = judge(rule, result.get("variants", {}))
     badge = f"{{bdg-{BADGE.get(found['verdict'], 'danger')}}}`{found['verdict']}`"
@@ -169,7 +170,7 @@ def rule_verdicts(rule: dict, evidence: LessonEvidence, machine_info: dict, miss
 
 def judges(current: dict, machine_info: dict) -> str:
     """The machine(s) whose numbers the verdicts of a lesson are judged on, or "" where none ran."""
-    labels = sorted({judged_on(r, machine_info) for r in current.values() if r["status"] == "ok"})
+    labels = sorted({judged_on(r, machine_info) for r in current.values() if r["status"] == Outcome.OK})
     return ", ".join(labels)
 
 
