@@ -133,9 +133,9 @@ def imports_inside_functions(path: Path, name: str = "") -> set[str]:
             for imported in imports_in(node, package) if imported.split(".")[0] == "rosetta"}
 
 
-def test_the_site_side_imports_rosetta_at_the_top_of_its_files_only():
+def test_the_build_and_site_sides_import_rosetta_at_the_top_of_their_files_only():
     for name, path in MODULES.items():
-        if side(name) == "site":
+        if side(name) in ("build", "site"):
             assert not imports_inside_functions(path), f"{name} imports {imports_inside_functions(path)} in a function"
 
 

@@ -16,6 +16,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from .snippets import language_of, read_notebook
+
 # Keys of example.toml that only the pages read (everything else reaches a run, or is treated so).
 EXAMPLE_PAGE_KEYS = ("title", "short_title", "order", "summary", "throughput_unit", "table_metrics", "parts",
                      "reference", "weights")
@@ -77,7 +79,6 @@ def snippet_identity(path: Path) -> str | None:
     """The sha256 of a snippet file's substance, or None when it does not exist."""
     if not path.exists():
         return None
-    from .snippets import language_of, read_notebook  # (jupytext's parser; imported when needed)
     return sha256(notebook_identity(read_notebook(path), language_of(path)))
 
 

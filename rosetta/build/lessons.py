@@ -18,7 +18,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, script_in
+from .. import lesson as lesson_helper  # (the kernel side's helper that lesson scripts import)
+from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, resolve_profile, script_in
 from . import environments, identity, results, store
 from .context import RunContext
 from .execute import execute
@@ -26,7 +27,7 @@ from .jobs import Blocked, Data, Job
 from .outcome import Outcome
 from .phases import CLOCK
 from .snippets import Snippet, SnippetError, check_alignment, parse
-from .verdict import RuleError, check_rule
+from .verdict import RuleError, check_rule, device_reason, judge
 
 DEFAULT_STEPS = ("setup", "variants", "measure")
 MIN_TIMED_REPEATS = 3                  # a timing claim is judged on at least this many rounds (cpu, full)
@@ -246,16 +247,13 @@ def jobs(context: RunContext, lesson: Lesson, selected: frozenset[str]) -> list[
 
 def lesson_settings(lesson: Lesson, profile: str):
     """The settings a data module's prepare() reads (vocabulary size...), as the scripts see them."""
-    from ..lesson import settings
-    return settings(lesson.name, profile, root=lesson.folder.parent)
+    return lesson_helper.settings(lesson.name, profile, root=lesson.folder.parent)
 
 
 def main(argv=None) -> int:
     """python -m rosetta.build.lessons [LESSON...] [--profile P]: the verdicts of the stored results, as text."""
     import argparse
 
-    from ..project import resolve_profile
-    from .verdict import device_reason, judge
     parser = argparse.ArgumentParser(description="Print the verdicts of the lessons' stored results.")
     parser.add_argument("lessons", nargs="*")
     parser.add_argument("--profile")

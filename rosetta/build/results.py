@@ -16,6 +16,7 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..matmul_worker import rate
 from ..project import REPO_ROOT, Example, Framework, Project
 from . import environments, identity, store
 
@@ -76,7 +77,6 @@ def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size
     and numpy here), each the best of five size x size products after a warm-up. Libraries differ
     (numpy's BLAS may not use every instruction the CPU has), so the best one stands for the machine.
     Measured once per machine, before any snippet runs; see known_peak."""
-    from ..matmul_worker import rate
     by = {"numpy (build)": round(rate(lambda a, b: lambda: a @ b, size), 1)}
     for fw in frameworks:
         env = envs.get(fw.name)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..project import Example, Framework, Project
 from . import (
     benchmark_page,
     environments_page,
@@ -21,7 +20,7 @@ from . import (
     methodology,
     notebook_page,
 )
-from .gather import LessonsInput, SiteInput
+from .gather import SiteInput
 from .markup import Writer
 
 
@@ -46,13 +45,9 @@ PAGE_KINDS = (
 )
 
 
-def write_site(project: Project, examples: list[Example], frameworks: list[Framework], all_results: dict,
-               envs: dict, profile: str, machine: str, machine_info: dict, checks: dict | None = None,
-               lessons: LessonsInput | None = None) -> int:
+def write_site(site: SiteInput) -> int:
     """Write every page of every kind; return how many files were written, updated or removed."""
-    site = SiteInput(project, examples, frameworks, all_results, envs, profile, machine, machine_info,
-                     checks or {}, lessons or LessonsInput())
-    writer = Writer(project.generated)
+    writer = Writer(site.project.generated)
     for kind in PAGE_KINDS:
         for view in kind.gather(site):
             kind.render(view, writer)
