@@ -26,7 +26,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..project import REPO_ROOT, Framework, Project, expand
+from . import variables
 from .files import write_atomically
 
 MARKER = "rosetta-installed.json"
@@ -90,18 +90,11 @@ def requirements_hash(fw: Framework) -> str:
 
 
 def existing_python_variable(fw: Framework) -> str:
-    """The setting that points an environment at an existing Python: ROSETTA_PYTHON_<ENVIRONMENT>."""
-    return "ROSETTA_PYTHON_" + re.sub(r"[^A-Z0-9]", "_", fw.environment.upper())
+    return variables.existing_python_variable(fw.environment)
 
 
 def existing_python(fw: Framework) -> Path | None:
-    """The existing interpreter this environment uses instead of a venv of its own (a GPU machine's
-    Python whose CUDA stack already works), or None. A bare name is looked up on PATH."""
-    given = os.environ.get(existing_python_variable(fw), "").strip()
-    if not given:
-        return None
-    found = shutil.which(given) if os.sep not in given else given
-    return Path(os.path.abspath(found or given))
+    return variables.existing_python(fw.environment)
 
 
 def venv_folder(project: Project, fw: Framework) -> Path:
@@ -134,8 +127,7 @@ def venv_python(project: Project, fw: Framework) -> Path:
 
 
 def base_python() -> str:
-    """The interpreter new venvs are made from: ROSETTA_PYTHON, else the one behind this venv."""
-    return os.environ.get("ROSETTA_PYTHON") or getattr(sys, "_base_executable", sys.executable)
+    return variables.base_python()
 
 
 @functools.lru_cache(maxsize=8)

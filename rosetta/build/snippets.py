@@ -43,7 +43,10 @@ class Snippet:
 def read_notebook(path: Path) -> nbformat.NotebookNode:
     """A percent script in any language a row may be written in (`.py`, `.js`): jupytext knows each one's
     comment marks."""
-    return jupytext.reads(path.read_text(encoding="utf-8"), fmt=f"{path.suffix.lstrip('.')}:percent")
+    notebook = jupytext.reads(path.read_text(encoding="utf-8"), fmt=f"{path.suffix.lstrip('.')}:percent")
+    for number, cell in enumerate(notebook.cells):    # (nbformat would draw random ids: the same script, the
+        cell.id = f"cell-{number}"                    # same notebook, byte for byte)
+    return notebook
 
 
 def parse(path: Path, example: Example) -> Snippet:

@@ -3,12 +3,16 @@
 The kernel side reads some of the same variables for itself (ROSETTA_DATA, ROSETTA_CACHE and ROSETTA_VENVS
 through rosetta.data.fetch and rosetta.project, ROSETTA_WEIGHTS through rosetta.settings): the build only
 checks those, so that a setting that points nowhere is named once, before anything runs, not silently ignored.
-(ROSETTA_PYTHON and ROSETTA_PYTHON_<ENVIRONMENT> belong to the environments: environments.py reads them.)
+ROSETTA_PYTHON and ROSETTA_PYTHON_<ENVIRONMENT> are read here too, when an environment is looked at
+(environments.py asks): a GPU machine's overlay may name a Python for any environment.
 """
 from __future__ import annotations
 
 import importlib
 import os
+import re
+import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +45,25 @@ def read(environ: Mapping[str, str] | None = None) -> Variables:
         machine=environ.get("ROSETTA_MACHINE", ""),
         check_workers=int(workers) if workers.isdigit() and int(workers) > 0 else 0)
 
+
+def existing_python_variable(environment: str) -> str:
+    """The setting that points an environment at an existing Python: ROSETTA_PYTHON_<ENVIRONMENT>."""
+    return "ROSETTA_PYTHON_" + re.sub(r"[^A-Z0-9]", "_", environment.upper())
+
+
+def existing_python(environment: str) -> Path | None:
+    """The existing interpreter an environment uses instead of a venv of its own (a GPU machine's Python whose
+    CUDA stack already works: ROSETTA_PYTHON_<ENVIRONMENT>), or None. A bare name is looked up on PATH."""
+    given = os.environ.get(existing_python_variable(environment), "").strip()
+    if not given:
+        return None
+    found = shutil.which(given) if os.sep not in given else given
+    return Path(os.path.abspath(found or given))
+
+
+def base_python() -> str:
+    """The interpreter new venvs are made from: ROSETTA_PYTHON, else the one behind this venv."""
+    return os.environ.get("ROSETTA_PYTHON") or getattr(sys, "_base_executable", sys.executable)
 
 
 def looked_for(data_modules: set[str]) -> list[str]:
