@@ -307,3 +307,28 @@ def test_the_operation_count_is_checked_against_a_framework_counter(project):
     # the neutral model's, so it is not compared; the next counter would be, and here there is none.
     unmeasured = comparison.operations_check(spec, per_framework, [{**note, "measured": None}])
     assert unmeasured["counted"] is None and unmeasured["differences"] == {}
+
+
+def test_a_check_made_on_another_machine_is_shown_where_this_one_has_none(tmp_path, project):
+    """A build on a new machine (no check of its own yet) shows the reference's check, judged stale or not
+    by the key of the machine that made it; this machine's own check, once made, comes first."""
+    import json
+    import shutil
+
+    from rosetta.project import Project
+    shutil.copytree(project.root / "benchmarks" / "reference", tmp_path / "elsewhere")
+    here = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "elsewhere",))
+    example, frameworks = here.example("cnn_cifar10"), here.frameworks()
+    made = next((tmp_path / "elsewhere").glob("*/cpu/_equivalence/cnn_cifar10.json"))
+    shown = staleness.check_on_record(here, example, "cpu", "a-new-machine", frameworks, {})
+    assert shown["machine"] == made.parent.parent.parent.name and shown["stale"] is False
+    assert staleness.check_on_record(here, example, "smoke", "a-new-machine", frameworks, {}) is None, \
+        "only a check of the same profile stands in"
+    planted = json.loads(made.read_text())
+    made.write_text(json.dumps({**planted, "cache_key": "0" * 64}))
+    assert staleness.check_on_record(here, example, "cpu", "a-new-machine", frameworks, {})["stale"] is True
+    own = store.CHECK.path(here.results, "a-new-machine", "cpu", example.name)
+    own.parent.mkdir(parents=True)
+    own.write_text(json.dumps({**planted, "machine": "a-new-machine", "date": "2000-01-01"}))
+    assert staleness.check_on_record(here, example, "cpu", "a-new-machine", frameworks, {})["machine"] == \
+        "a-new-machine", "this machine's own check, however old, comes first"

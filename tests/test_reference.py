@@ -98,3 +98,19 @@ def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows
                                                                        "_lessons/momentum/chainer.ipynb"]
     with pytest.raises(SystemExit, match="'cnn/pytorch': no example or lesson 'cnn'"):
         reference.selections(project, ["cnn/pytorch"])
+
+
+def test_a_publishing_build_takes_as_its_own_the_machine_that_measured_the_rows(tmp_path):
+    """A check re-measured alone on another machine of the kind sits in the same folder as the machine that
+    measured the rows: the rows' machine is the pages' own, whichever name sorts first."""
+    from rosetta.build import stages
+    folder = tmp_path / "reference"
+    (folder / "a-checks-only" / "cpu" / "_equivalence").mkdir(parents=True)
+    (folder / "a-checks-only" / "cpu" / "_equivalence" / "cnn_cifar10.json").write_text("{}")
+    (folder / "b-rows" / "cpu" / "cnn_cifar10").mkdir(parents=True)
+    (folder / "b-rows" / "cpu" / "cnn_cifar10" / "pytorch.json").write_text("{}")
+    (folder / "b-rows" / "smoke" / "cnn_cifar10").mkdir(parents=True)
+    found = [(folder, "a-checks-only", "cpu"), (folder, "b-rows", "cpu"), (folder, "b-rows", "smoke")]
+    assert stages.pages_own([folder], found) == (folder, "b-rows", "cpu")
+    assert stages.pages_own([tmp_path / "other", folder], [(tmp_path / "other", "c", "smoke"), *found]) == \
+        (tmp_path / "other", "c", "smoke"), "the first folder given comes first"

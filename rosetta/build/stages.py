@@ -78,15 +78,20 @@ def find_published(folders: list[Path], profile: str | None) -> tuple[list[tuple
     return found, problems
 
 
+def pages_own(folders: list[Path], found: list[tuple[Path, str, str]]) -> tuple[Path, str, str]:
+    """The (folder, machine, profile) whose results are the pages' own: in the first folder, the fullest profile
+    (full, then cpu, then smoke), then the machine with most benchmark rows."""
+    rank = {p: i for i, p in enumerate(reversed(PROFILES))}
+    return min(found, key=lambda f: (folders.index(f[0]), rank[f[2]], -store.rows_measured(f[0] / f[1] / f[2])))
+
+
 def published(context: RunContext, found: list[tuple[Path, str, str]]) -> RunContext:
     """Measure there, publish here: nothing runs, no environment is made; the first machine found in the first
     folder is the pages' own ("this build"), every other one sits beside it. (Of one folder's machines, the
     one with most benchmark rows: a check re-measured alone on another machine of the kind sits beside the
     machine that measured the rows.)"""
     folders = list(context.options.published)
-    rank = {p: i for i, p in enumerate(reversed(PROFILES))}        # full first, then cpu, then smoke
-    root, machine, profile = min(found, key=lambda f: (folders.index(f[0]), rank[f[2]],
-                                                       -store.rows_measured(f[0] / f[1] / f[2])))
+    root, machine, profile = pages_own(folders, found)
     machine_info, records = results.load_machine(root, machine)
     machine_info["results_folder"] = str(root)        # (the pages say where their own column came from)
     others = [f for f in folders if f != root]
