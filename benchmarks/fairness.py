@@ -12,7 +12,8 @@ For every (example, framework), strictly one run at a time, each repeat runs eve
 kernel/script is what the notebook kernel costs, script/plain what the snippet's code costs. All
 three get the same environment variables (plus the caller's ROSETTA_DATA and ROSETTA_WEIGHTS).
 Results are printed and merged into benchmarks/fairness/<machine>-<profile>.json, one entry per
-pair, with the sha256 of the snippet and of the plain script so a page can tell a stale ratio.
+pair, with the identity of the snippet and of the plain script (their substance, see
+rosetta/build/identity.py) so a page can tell a stale ratio.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from rosetta.build import environments, results, variables  # noqa: E402
+from rosetta.build import environments, identity, results, variables  # noqa: E402
 from rosetta.build.execute import execute  # noqa: E402
 from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
@@ -271,6 +272,9 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
             "environment_sha256": environments.EnvStatus(fw.name, True, fingerprint=fingerprint).fingerprint_hash,
             "snippet_sha256": results.file_sha256(pair.snippet_path),
             "plain_sha256": results.file_sha256(pair.plain_path),
+            # What a page compares (staleness.fairness_is_stale): a comment edit keeps the ratio current.
+            "snippet_identity": identity.snippet_identity(pair.snippet_path),
+            "plain_identity": identity.script_identity(pair.plain_path),
             "machine": machine_info,
         },
     }

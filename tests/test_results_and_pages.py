@@ -266,3 +266,32 @@ def test_the_legend_names_the_rows_with_random_weights_unless_all_are():
     assert benchmark_page.random_weights(mixed, labels) == ", **random weights** for JAX"
     assert benchmark_page.random_weights({"jax": mixed["jax"]}, labels) == ", **random weights**"
     assert benchmark_page.random_weights({"pytorch": run(zoo), "jax": run("random", "failed")}, labels) == ""
+
+
+def test_a_fairness_ratio_stays_current_through_a_comment_edit_and_goes_stale_with_the_code(project, tmp_path):
+    """A record with identities (benchmarks/fairness.py writes them) is judged by the substance of the tab and
+    of its plain twin; an older one, with file hashes only, by the bytes."""
+    import shutil
+
+    from rosetta.build import identity, staleness
+    from rosetta.project import Project
+    shutil.copytree(project.snippets / "cnn_cifar10", tmp_path / "snippets" / "cnn_cifar10")
+    plain_folder = tmp_path / "benchmarks" / "plain" / "cnn_cifar10"
+    shutil.copytree(project.root / "benchmarks" / "plain" / "cnn_cifar10", plain_folder)
+    copy = Project(root=tmp_path, envs=project.envs)
+    fw, example = copy.framework("pytorch"), copy.example("cnn_cifar10")
+    snippet, plain = example.snippet_path(fw), plain_folder / "pytorch.py"
+    record = {"example": "cnn_cifar10", "provenance": {
+        "snippet_sha256": results.file_sha256(snippet), "plain_sha256": results.file_sha256(plain),
+        "snippet_identity": identity.snippet_identity(snippet), "plain_identity": identity.script_identity(plain)}}
+    old_style = {"example": "cnn_cifar10", "provenance": {
+        "snippet_sha256": results.file_sha256(snippet), "plain_sha256": results.file_sha256(plain)}}
+    assert not staleness.fairness_is_stale(copy, example, fw, record)
+    assert not staleness.fairness_is_stale(copy, example, fw, old_style)
+    plain.write_text(plain.read_text() + "\n# a comment\n")
+    snippet.write_text(snippet.read_text().replace("\n", "\n# a comment\n", 1))
+    assert not staleness.fairness_is_stale(copy, example, fw, record), "a comment changes no measurement"
+    assert staleness.fairness_is_stale(copy, example, fw, old_style), "without identities, the bytes decide"
+    plain.write_text(plain.read_text() + "x = 1\n")
+    assert staleness.fairness_is_stale(copy, example, fw, record), "the plain twin's code changed"
+    assert staleness.fairness_is_stale(copy, None, fw, record), "an example that is gone"

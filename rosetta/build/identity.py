@@ -82,6 +82,13 @@ def snippet_identity(path: Path) -> str | None:
     return sha256(notebook_identity(read_notebook(path), language_of(path)))
 
 
+def script_identity(path: Path) -> str | None:
+    """The sha256 of a plain Python script's substance (no comments, docstrings or layout), or None."""
+    if not path.exists():
+        return None
+    return sha256(python_identity(path.read_text(encoding="utf-8")))
+
+
 def definition_values(path: Path) -> dict:
     """The values of an example.toml or lesson.toml that reach a run."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -1,6 +1,8 @@
 """Whether a stored result is stale for this checkout: decided here, for the results a build did not measure
 itself (a publishing build's, another machine's check) and for the reference results (reference.py).
 
+A fairness record (benchmarks/fairness.py) is stale when the snippet or its plain twin changed in substance
+(one measured before their identities were recorded: when either file changed at all).
 A benchmark or lesson row is stale when what it ran changed since, in substance (results.code_record: its
 script, its definition's values, the helper code): its cache key also names data paths and environments of
 the machine that measured, which mean nothing here. An equivalence check is stale by its key, computed with
@@ -9,7 +11,7 @@ the environments its own machine recorded. (A build's own results are current wh
 from __future__ import annotations
 
 from ..project import Example, Framework, Project
-from . import equivalence, lessons, results, store
+from . import equivalence, identity, lessons, results, store
 
 
 def row_is_stale(kind: store.Kind, thing, fw: Framework, result: dict) -> bool:
@@ -70,3 +72,17 @@ def check_on_record(project: Project, example: Example, profile: str, machine: s
         return check_elsewhere(project, example, profile, machine, frameworks)
     check["stale"] = check_is_stale(project, example, frameworks, envs, profile, machine, check)
     return check
+
+
+def fairness_is_stale(project: Project, example: Example | None, fw: Framework, entry: dict) -> bool:
+    """A fairness record whose tab or plain twin changed since it was measured (or whose example is gone)."""
+    if example is None:
+        return True
+    prov = entry["provenance"]
+    snippet = example.snippet_path(fw)
+    plain = fw.script(project.root / "benchmarks" / "plain" / entry["example"])
+    if "snippet_identity" in prov:
+        return identity.snippet_identity(snippet) != prov["snippet_identity"] \
+            or identity.script_identity(plain) != prov.get("plain_identity")
+    return results.file_sha256(snippet) != prov.get("snippet_sha256") \
+        or results.file_sha256(plain) != prov.get("plain_sha256")

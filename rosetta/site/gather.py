@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from .. import neutral
-from ..build import environments, equivalence, lessons, results
+from ..build import environments, equivalence, lessons, results, staleness
 from ..build.lessons import Lesson
 from ..build.snippets import SnippetError, Step, group_steps, read_notebook
 from ..project import REFERENCE_RESULTS, Example, Framework, Project
@@ -342,11 +342,8 @@ def fairness(project: Project, fw: Framework, examples: list[Example], records: 
     found = []
     for entry in sorted(mine, key=lambda e: (by_name[e["example"]].order if e["example"] in by_name else 99,
                                              e["provenance"]["machine"].get("cpu", ""))):
-        prov, example = entry["provenance"], by_name.get(entry["example"])
-        stale = example is None or results.file_sha256(example.snippet_path(fw)) != prov.get("snippet_sha256") \
-            or results.file_sha256(fw.script(project.root / "benchmarks" / "plain" / entry["example"])) \
-            != prov.get("plain_sha256")
-        found.append(FairnessEntry(entry, example, stale))
+        example = by_name.get(entry["example"])
+        found.append(FairnessEntry(entry, example, staleness.fairness_is_stale(project, example, fw, entry)))
     return found
 
 
