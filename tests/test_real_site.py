@@ -196,7 +196,7 @@ def test_pretrained_weights_that_cannot_be_downloaded_fail_clearly(smoke_site, t
 @pytest.mark.parametrize("name, framework", lesson_scripts())
 def test_every_lesson_script_ran_at_smoke_in_its_environment(smoke_site, project, name, framework):
     machine, _ = results.this_machine(project, variables.read().machine)
-    record = json.loads(lessons.result_path(project, machine, "smoke", name, framework).read_text())
+    record = json.loads(store.LESSON.path(project.results, machine, "smoke", name, framework).read_text())
     assert record["status"] == "ok", record.get("error")
     lesson = lessons.load_lesson(project.lessons / name)
     assert record["variants"] and set(record["variants"]) <= set(lesson.variants)

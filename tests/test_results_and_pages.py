@@ -21,7 +21,7 @@ def test_result_files_refuse_other_versions(tmp_path):
     path.write_text(json.dumps({**record, "api_version": 99}))
     with pytest.raises(store.ResultFileError, match="format 99"):
         store.load(store.BENCHMARK, path)
-    assert results.all_results(project, "e") == []
+    assert store.all_stored(project, store.BENCHMARK, "e") == []
 
 
 @pytest.mark.parametrize("damage, problem", [
@@ -40,7 +40,7 @@ def test_a_damaged_result_file_is_named_with_its_problem(tmp_path, damage, probl
     with pytest.raises(store.ResultFileError) as raised:
         store.load(store.BENCHMARK, path)
     assert str(raised.value).startswith(f"{path}: ") and problem in str(raised.value)
-    assert results.all_results(project, "e") == [], "the pages skip it; the build measures it again"
+    assert store.all_stored(project, store.BENCHMARK, "e") == [], "the pages skip it; the build measures it again"
 
 
 def test_a_write_that_fails_leaves_the_stored_file_as_it_was(tmp_path):

@@ -123,16 +123,6 @@ def pick(given: str | None, available: list[Lesson]) -> list[Lesson]:
 
 # --- results ---------------------------------------------------------------------------------------
 
-def result_path(project: Project, machine: str, profile: str, lesson: str, framework: str) -> Path:
-    return store.LESSON.path(project.results, machine, profile, lesson, framework)
-
-
-def stored(project: Project, lesson: str) -> list[dict]:
-    """Every readable result of a lesson, on every machine and profile of every results folder (this
-    build's, those given to --from-results, the reference); each says which folder (`source`)."""
-    return store.all_stored(project, store.LESSON, lesson)
-
-
 def helper_hash(lesson: Lesson) -> str:
     return results.code_hash(HELPER_CODE, lesson.data_module)
 
@@ -236,7 +226,8 @@ def jobs(context: RunContext, lesson: Lesson, selected: frozenset[str]) -> list[
     data = Data(lesson.data_module, kind, lesson.profiles.get(profile, {}).get("data", "real") == "real"
                 and bool(lesson.data_module), lambda: lesson_settings(lesson, profile), "lessons: data")
     return [Job(store.LESSON, f"{lesson.name}/{fw.name}", fw.name,
-                result_path(context.project, context.machine, profile, lesson.name, fw.name), fw.name in selected,
+                store.LESSON.path(context.project.results, context.machine, profile, lesson.name, fw.name),
+                fw.name in selected,
                 key=lambda fw=fw: cache_key(lesson, fw, context.envs[fw.name].fingerprint_hash, profile,
                                             context.machine, data.identity()),
                 run=lambda key, fw=fw: run_row(context, lesson, fw, parsed[lesson.snippet_path(fw)], key),
@@ -270,7 +261,7 @@ def main(argv=None) -> int:
         print(problem)
     for lesson in chosen:
         print(f"{lesson.name}:")
-        for result in stored(project, lesson.name):
+        for result in store.all_stored(project, store.LESSON, lesson.name):
             if result["profile"] != profile:
                 continue
             where = f"{result['framework']} on {result['machine']}"

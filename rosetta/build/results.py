@@ -276,11 +276,6 @@ def now() -> str:
 
 # --- files --------------------------------------------------------------------------------------
 
-def result_dir(project: Project, machine: str, profile: str, example: str) -> Path:
-    """An example's folder of benchmark rows (the site links to their notebooks)."""
-    return store.BENCHMARK.path(project.results, machine, profile, example, "x").parent
-
-
 def save_machine(project: Project, machine: str, description: dict) -> None:
     store.write_json(project.results / machine / "machine.json", description)
 
@@ -291,12 +286,6 @@ def recorded_environments(records: dict) -> dict:
                                          fingerprint=rec.get("fingerprint") or {},
                                          existing_python=rec.get("existing_python", ""))
             for name, rec in records.items()}
-
-
-def all_results(project: Project, example: str) -> list[dict]:
-    """Every readable result of an example, on every machine and profile of every results folder;
-    each says where it came from (`source`: the folder)."""
-    return store.all_stored(project, store.BENCHMARK, example)
 
 
 # --- what code a result measured (for results read from other folders: stale or not) -----------

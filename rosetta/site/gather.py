@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from .. import neutral
-from ..build import environments, equivalence, lessons, results, staleness
+from ..build import environments, equivalence, results, staleness, store
 from ..build.lessons import Lesson
 from ..build.snippets import SnippetError, Step, group_steps, read_notebook
 from ..project import REFERENCE_RESULTS, Example, Framework, Project
@@ -79,7 +79,7 @@ def other_results(project: Project, example: Example, frameworks: list[Framework
     code = {fw.name: results.example_code(example, fw) for fw in frameworks if example.snippet_path(fw).exists()}
     here = project.results.resolve()
     reference = (project.root / REFERENCE_RESULTS).resolve()
-    for stored in results.all_results(project, example.name):
+    for stored in store.all_stored(project, store.BENCHMARK, example.name):
         if stored["profile"] == "smoke" and profile != "smoke":
             continue  # smoke numbers (synthetic data) never sit beside real measurements
         source = Path(stored["source"])
@@ -172,7 +172,8 @@ def tab_groups(frameworks: list[Framework], example: Example) -> list[TabGroup]:
 def load_executed(project: Project, result: dict | None):
     if not result or not result.get("notebook"):
         return None
-    path = results.result_dir(project, result["machine"], result["profile"], result["example"]) / result["notebook"]
+    path = store.BENCHMARK.path(project.results, result["machine"], result["profile"], result["example"],
+                                result["framework"]).with_name(result["notebook"])
     return nbformat.read(path, as_version=4) if path.exists() else None
 
 
@@ -193,7 +194,7 @@ def elsewhere(project: Project, lesson: Lesson, machine: str, profile: str) -> d
     lesson's only evidence on a CPU); smoke runs judge nothing and are left out."""
     own = project.results.resolve()
     groups: dict = {}
-    for result in lessons.stored(project, lesson.name):
+    for result in store.all_stored(project, store.LESSON, lesson.name):
         column = (result.get("source", str(own)), result["machine"], result["profile"])
         if (column[0] == str(own) and column[1:] == (machine, profile)) or result["profile"] == "smoke":
             continue
@@ -449,7 +450,7 @@ class ProvenanceView:
 
 def provenance_views(site: SiteInput) -> list[ProvenanceView]:
     others = {(r["machine"], r["profile"]): r for example in site.examples
-              for r in results.all_results(site.project, example.name)
+              for r in store.all_stored(site.project, store.BENCHMARK, example.name)
               if (r["machine"], r["profile"]) != (site.machine, site.profile) and r["profile"] != "smoke"}
     gpu = has_gpu(site.machine_info) or any(has_gpu(recorded_machine(r)) for r in others.values())
     return [ProvenanceView(site.examples, site.all_results, site.profile, site.machine, site.machine_info,
@@ -483,7 +484,7 @@ class LessonIndexView:
 def lesson_notebook(project: Project, result: dict | None):
     if not result or not result.get("notebook"):
         return None
-    path = lessons.result_path(project, result["machine"], result["profile"], result["lesson"],
+    path = store.LESSON.path(project.results, result["machine"], result["profile"], result["lesson"],
                                result["framework"]).with_suffix(".ipynb")
     return nbformat.read(path, as_version=4) if path.exists() else None
 
