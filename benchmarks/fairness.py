@@ -9,6 +9,9 @@ For every (example, framework), strictly one run at a time, each repeat runs eve
   kernel  the snippet in its Jupyter kernel, exactly as the build runs it: the timed step's cell time
   script  the snippet's own steps without a kernel (rosetta.step_runner in the framework's venv)
   plain   benchmarks/plain/<example>/<framework>.py: the same work written as a plain script
+  plain@<name>  benchmarks/plain/<example>/<program>@<name>.py, where there is one: the same work
+          written another way a user of that framework would (JAX without Flax: pure functions under
+          jax.jit), run with the plain variant; plain/plain@<name> is what the plain twin's way costs
 kernel/script is what the notebook kernel costs, script/plain what the snippet's code costs. All
 three get the same environment variables (plus the caller's ROSETTA_DATA and ROSETTA_WEIGHTS).
 Results are printed and merged into benchmarks/fairness/<machine>-<profile>.json, one entry per
@@ -18,6 +21,7 @@ rosetta/build/identity.py) so a page can tell a stale ratio.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import subprocess
@@ -43,7 +47,9 @@ PLAIN = ROOT / "benchmarks" / "plain"
 OUTPUT = ROOT / results.FAIRNESS_FOLDER
 TIMING = {"kernel": "nbclient cell timestamps of the timed step (as the build)",
           "script": "perf_counter around the timed step's code (rosetta.step_runner)",
-          "plain": "perf_counter in the plain script, after synchronising"}
+          "plain": "perf_counter in the plain script, after synchronising",
+          "plain@": "perf_counter in the other plain script, after synchronising"}
+ALTERNATIVE = "plain@"
 
 
 def parse_args(argv):
@@ -115,6 +121,15 @@ class Pair:
     def plain_path(self) -> Path:
         return self.fw.script(PLAIN / self.example.name)
 
+    @property
+    def alternatives(self) -> dict[str, Path]:
+        """The other plain twins of this program: variant name (plain@<name>) -> file."""
+        found = sorted((PLAIN / self.example.name).glob(f"{self.fw.program}@*{self.fw.suffix}"))
+        return {ALTERNATIVE + path.stem.partition("@")[2]: path for path in found}
+
+    def plain_file(self, variant: str) -> Path:
+        return self.plain_path if variant == "plain" else self.alternatives[variant]
+
     def run(self, variant: str, command: list[str]) -> subprocess.CompletedProcess:
         done = subprocess.run(command, cwd=self.run_dir, env={**os.environ, **self.env}, capture_output=True,
                               text=True, timeout=self.timeout)
@@ -161,11 +176,12 @@ def run_script(pair: Pair) -> dict:
             "samples": reported[-1].get(pair.example.samples_metric) if reported else None}
 
 
-def run_plain(pair: Pair) -> dict:
-    done = pair.run("plain", [pair.python, "-P", str(pair.plain_path)])
+def run_plain(pair: Pair, variant: str = "plain") -> dict:
+    path = pair.plain_file(variant)
+    done = pair.run(variant, [pair.python, "-P", str(path)])
     lines = [line for line in json_lines(done.stdout) if "timed_seconds" in line]
     if not lines:
-        raise RunFailed(f"{pair.plain_path.name} printed no JSON line with timed_seconds")
+        raise RunFailed(f"{path.name} printed no JSON line with timed_seconds")
     return {"seconds": lines[-1]["timed_seconds"], "samples": lines[-1].get("samples")}
 
 
@@ -174,6 +190,8 @@ RUNNERS = {"kernel": run_kernel, "script": run_script, "plain": run_plain}
 
 def run_variant(pair: Pair, variant: str) -> dict:
     try:
+        if variant.startswith(ALTERNATIVE):
+            return {"status": "ok", **run_plain(pair, variant)}
         return {"status": "ok", **RUNNERS[variant](pair)}
     except subprocess.TimeoutExpired:
         return {"status": "failed", "error": f"no result within {pair.timeout} s"}
@@ -206,8 +224,10 @@ def verdict_of(ratio: float) -> str:
 
 
 def compare(medians: dict[str, float]) -> dict:
-    """Ratios of the variants' medians, and the verdict on the snippet (its kernel run, else its script) vs plain."""
-    ratios = {f"{a}/{b}": medians[a] / medians[b] for a, b in RATIOS if a in medians and b in medians}
+    """Ratios of the variants' medians, and the verdict on the snippet (its kernel run, else its script) vs plain.
+    Each other plain twin gets plain/plain@<name>: the plain twin's time over the other way's."""
+    pairs = [*RATIOS, *(("plain", v) for v in medians if v.startswith(ALTERNATIVE))]
+    ratios = {f"{a}/{b}": medians[a] / medians[b] for a, b in pairs if a in medians and b in medians}
     basis = next((key for key in ("kernel/plain", "script/plain") if key in ratios), None)
     return {"ratios": ratios, "verdict_basis": basis, "verdict": verdict_of(ratios[basis]) if basis else None}
 
@@ -237,10 +257,12 @@ def merge(path: Path, machine: str, profile: str, entries: dict) -> dict:
 def measure(project: Project, example: Example, fw: Framework, profile: str, overrides: dict, args,
             machine_info: dict) -> dict:
     pair = Pair(project, example, fw, profile, overrides, args.timeout)
-    runs: dict[str, list[dict]] = {variant: [] for variant in args.variants}
+    alternatives = pair.alternatives if "plain" in args.variants else {}
+    order = [*args.variants, *alternatives]
+    runs: dict[str, list[dict]] = {variant: [] for variant in order}
     for repeat in range(args.repeats):
-        shift = repeat % len(args.variants)
-        for variant in args.variants[shift:] + args.variants[:shift]:
+        shift = repeat % len(order)
+        for variant in order[shift:] + order[:shift]:
             if any(run["status"] != "ok" for run in runs[variant]):
                 continue                   # a failing variant fails again: do not wait for it twice
             started = time.perf_counter()
@@ -264,7 +286,7 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
         # Different sample counts mean the variants did not do the same work: their ratio means nothing.
         "same_work": len(set(samples.values())) <= 1,
         "provenance": {
-            "date": results.now(), "repeats": args.repeats, "variants": list(args.variants),
+            "date": results.now(), "repeats": args.repeats, "variants": order,
             "order": "variants alternate within each repeat, rotating the first", "timing": TIMING,
             "profile": profile, "sizes": {k: settings[k] for k in example.profiles[profile]},
             "overrides": overrides, "settings": settings,
@@ -275,9 +297,19 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
             # What a page compares (staleness.fairness_is_stale): a comment edit keeps the ratio current.
             "snippet_identity": identity.snippet_identity(pair.snippet_path),
             "plain_identity": identity.script_identity(pair.plain_path),
+            # The other plain twins: their file, what they are (their docstring's first sentence), identity.
+            "alternatives": {variant: {"file": str(path.relative_to(ROOT)), "about": about(path),
+                                       "identity": identity.script_identity(path)}
+                             for variant, path in alternatives.items()},
             "machine": machine_info,
         },
     }
+
+
+def about(path: Path) -> str:
+    """What another plain twin is: its docstring's first sentence."""
+    text = " ".join((ast.get_docstring(ast.parse(path.read_text())) or "").split())
+    return text.split(". ")[0].rstrip(".")
 
 
 # --- the table ------------------------------------------------------------------------------------------
@@ -309,6 +341,10 @@ def table(entries: list[dict]) -> str:
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths)) + "  " + row[-1] for row in rows]
     for entry in entries:
         for variant, summary in entry["variants"].items():
+            if variant.startswith(ALTERNATIVE):
+                ratio = entry["ratios"].get(f"plain/{variant}")
+                lines.append(f"{entry['example']}/{entry['framework']} {variant}: {cell(summary)} s"
+                             + (f", plain/{variant} {ratio:.2f}" if ratio else ""))
             if "error" in summary:
                 lines.append(f"{entry['example']}/{entry['framework']} {variant}: {summary['error']}")
     return "\n".join(lines)

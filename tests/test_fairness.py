@@ -23,19 +23,37 @@ SPEC.loader.exec_module(fairness)
 
 
 def plain_scripts() -> set[tuple[str, str]]:
+    """(example, file stem) of every plain twin, the other ways (<program>@<name>.py) included."""
     return {(path.parent.name, path.stem) for path in fairness.PLAIN.glob("*/*.py")}
 
 
 def test_one_plain_script_per_snippet(project):
     snippets = {(ex.name, ex.snippet_path(fw).stem) for ex in project.examples() for fw in project.frameworks()
                 if ex.snippet_path(fw).exists() and fw.language == "python"}   # one per program: Keras' serves 3 rows
-    assert snippets and plain_scripts() == snippets
+    assert snippets and {(ex, stem) for ex, stem in plain_scripts() if "@" not in stem} == snippets
+    # Another way of writing a twin belongs to a program that has a twin: jax@pure-jit.py beside jax.py.
+    others = {(ex, stem.partition("@")[0]) for ex, stem in plain_scripts() if "@" in stem}
+    assert others and others <= snippets
+
+
+def test_the_other_plain_twins_are_found_for_their_program_only(project):
+    cnn = project.example("cnn_cifar10")
+    jax = fairness.Pair.__new__(fairness.Pair)               # only the fields `alternatives` reads
+    jax.example, jax.fw = cnn, project.framework("jax")
+    assert jax.alternatives == {"plain@pure-jit": fairness.PLAIN / "cnn_cifar10" / "jax@pure-jit.py"}
+    assert jax.plain_file("plain@pure-jit").name == "jax@pure-jit.py" and jax.plain_file("plain").name == "jax.py"
+    keras_jax = fairness.Pair.__new__(fairness.Pair)         # the Keras program's row on JAX: Keras' twins only
+    keras_jax.example, keras_jax.fw = cnn, project.framework("keras-jax")
+    assert keras_jax.alternatives == {}
+    assert fairness.about(jax.alternatives["plain@pure-jit"]) == \
+        "Plain-script twin of snippets/cnn_cifar10/jax.py without Flax: pure functions under jax.jit"
 
 
 @pytest.mark.parametrize("example, framework", sorted(plain_scripts()))
 def test_plain_script_prints_one_json_line_with_its_time(example, framework):
     tree = ast.parse((fairness.PLAIN / example / f"{framework}.py").read_text())
-    assert (ast.get_docstring(tree) or "").startswith(f"Plain-script twin of snippets/{example}/{framework}.py")
+    program = framework.partition("@")[0]
+    assert (ast.get_docstring(tree) or "").startswith(f"Plain-script twin of snippets/{example}/{program}.py")
     prints = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print"]
     # One print, at the end of the module, of json.dumps({...}) with timed_seconds and samples.
     assert len(prints) == 1 and isinstance(tree.body[-1], ast.Expr) and tree.body[-1].value is prints[0]
@@ -58,6 +76,12 @@ def test_ratios_and_verdict(medians, verdict):
     assert out["ratios"]["kernel/script"] == pytest.approx(medians["kernel"] / medians["script"])
     assert out["ratios"]["script/plain"] == pytest.approx(medians["script"] / medians["plain"])
     assert out["verdict"] == verdict and out["verdict_basis"] == "kernel/plain"
+
+
+def test_another_plain_twin_is_compared_with_the_plain_one_and_leaves_the_verdict_alone():
+    out = fairness.compare({"kernel": 10.0, "script": 10.0, "plain": 10.0, "plain@pure-jit": 8.0})
+    assert out["ratios"]["plain/plain@pure-jit"] == pytest.approx(1.25)
+    assert out["verdict"] == "within 10 %" and out["verdict_basis"] == "kernel/plain"
 
 
 def test_verdict_without_a_kernel_run_or_without_plain():

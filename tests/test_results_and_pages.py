@@ -295,3 +295,29 @@ def test_a_fairness_ratio_stays_current_through_a_comment_edit_and_goes_stale_wi
     plain.write_text(plain.read_text() + "x = 1\n")
     assert staleness.fairness_is_stale(copy, example, fw, record), "the plain twin's code changed"
     assert staleness.fairness_is_stale(copy, None, fw, record), "an example that is gone"
+
+
+def test_a_fairness_record_goes_stale_when_another_plain_twin_changes_or_goes(project, tmp_path):
+    """JAX's record carries its pure-jax.jit twin's identity too: that twin's time is on the page as well."""
+    import shutil
+
+    from rosetta.build import identity, staleness
+    from rosetta.project import Project
+    shutil.copytree(project.snippets / "cnn_cifar10", tmp_path / "snippets" / "cnn_cifar10")
+    plain_folder = tmp_path / "benchmarks" / "plain" / "cnn_cifar10"
+    shutil.copytree(project.root / "benchmarks" / "plain" / "cnn_cifar10", plain_folder)
+    copy = Project(root=tmp_path, envs=project.envs)
+    fw, example = copy.framework("jax"), copy.example("cnn_cifar10")
+    other = plain_folder / "jax@pure-jit.py"
+    record = {"example": "cnn_cifar10", "provenance": {
+        "snippet_identity": identity.snippet_identity(example.snippet_path(fw)),
+        "plain_identity": identity.script_identity(plain_folder / "jax.py"),
+        "alternatives": {"plain@pure-jit": {"file": "benchmarks/plain/cnn_cifar10/jax@pure-jit.py",
+                                            "identity": identity.script_identity(other)}}}}
+    assert not staleness.fairness_is_stale(copy, example, fw, record)
+    other.write_text(other.read_text() + "\n# a comment\n")
+    assert not staleness.fairness_is_stale(copy, example, fw, record), "a comment changes no measurement"
+    other.write_text(other.read_text() + "x = 1\n")
+    assert staleness.fairness_is_stale(copy, example, fw, record), "the other twin's code changed"
+    other.unlink()
+    assert staleness.fairness_is_stale(copy, example, fw, record), "the other twin is gone"

@@ -83,6 +83,12 @@ def fairness_is_stale(project: Project, example: Example | None, fw: Framework, 
     plain = fw.script(project.root / "benchmarks" / "plain" / entry["example"])
     if "snippet_identity" in prov:
         return identity.snippet_identity(snippet) != prov["snippet_identity"] \
-            or identity.script_identity(plain) != prov.get("plain_identity")
+            or identity.script_identity(plain) != prov.get("plain_identity") \
+            or any(alternative_changed(project, other) for other in prov.get("alternatives", {}).values())
     return results.file_sha256(snippet) != prov.get("snippet_sha256") \
         or results.file_sha256(plain) != prov.get("plain_sha256")
+
+
+def alternative_changed(project: Project, recorded: dict) -> bool:
+    """Another plain twin (fairness.py's plain@<name>) gone or changed in substance since it was measured."""
+    return identity.script_identity(project.root / recorded["file"]) != recorded["identity"]   # None: gone
