@@ -4,10 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from rosetta.build import lessons
+from rosetta.build import lessons, store
 from rosetta.project import Project
-from rosetta.site import gather, pages
+from rosetta.site import framework_page, gather, pages
 from rosetta.site.gather import LessonsInput, SiteInput
+from rosetta.site.markup import escape
 
 BOX = {"cpu": "Test CPU", "cores": 2, "gpus": []}
 READING = ("read_text", "read_bytes", "exists", "open", "glob", "rglob", "iterdir", "is_file", "is_dir")
@@ -91,3 +92,54 @@ def test_a_framework_view_gathers_its_environment_fairness_and_guide_entry(site)
     assert pytorch.history.system is not None and pytorch.history.system.id == "pytorch"
     assert all(entry.entry["framework"] == "pytorch" for entry in pytorch.fairness)
     assert [ex.name for ex, _ in pytorch.notebooks] == [ex.name for ex in site.examples]
+
+
+REFERENCE_BOX = "intel-xeon-avx-512-2-cores-400-800-gflops"
+
+
+@pytest.fixture(scope="module")
+def published(site) -> SiteInput:
+    """A publishing build's input: its own column is the reference machine's results, with that machine's rate."""
+    import json
+    project = site.project
+    folder = project.root / "benchmarks" / "reference" / REFERENCE_BOX
+    info = json.loads((folder / "machine.json").read_text())
+    own = {ex.name: {r["framework"]: r for r in store.all_stored(project, store.BENCHMARK, ex.name)
+                     if r["machine"] == REFERENCE_BOX and r["profile"] == "cpu"} for ex in site.examples}
+    return SiteInput(project, site.examples, site.frameworks, own, {}, "cpu", REFERENCE_BOX, info, {}, site.lessons)
+
+
+def test_a_framework_view_says_how_far_each_tab_is_from_the_machine_s_peak(published):
+    """The tab's share of the peak is the results table's "% of peak"; tuned is the tuning lessons' fastest
+    variant for that row (its speed-up over the lessons' own as-written code); a row without a tuning script
+    gets none, and says so."""
+    import statistics
+    views = {view.fw.name: view for view in gather.framework_views(published)}
+    cnn = published.examples[0]
+    peak = published.machine_info["float32_matmul"]
+    for name, view in views.items():
+        ceiling = next((c for c in view.ceilings if c.example is cnn), None)
+        if ceiling is None:
+            assert not cnn.snippet_path(published.project.framework(name)).exists()
+            continue
+        result = published.all_results[cnn.name][name]
+        operations = gather.timed_operations(published.project, cnn, "cpu")
+        assert ceiling.share == pytest.approx(result["metrics"]["throughput"] * operations / (peak["gflops"] * 1e9))
+        assert ceiling.peak == peak
+    tuned = {t.lesson.name: t for t in next(c for c in views["pytorch"].ceilings if c.example is cnn).tuned}
+    lesson = tuned["tuned_cnn"]
+    stored = next(r for r in store.all_stored(published.project, store.LESSON, "tuned_cnn")
+                  if r["framework"] == "pytorch" and r["machine"] == REFERENCE_BOX)
+    medians = {v: statistics.median(m["seconds"]) for v, m in stored["variants"].items()}
+    fastest = min((v for v in medians if v != "as_written"), key=medians.get)
+    assert lesson.variant == fastest and lesson.speedup == pytest.approx(medians["as_written"] / medians[fastest])
+    assert all(c.tuned == [] for c in views["jax"].ceilings), "no tuning lesson has a JAX script"
+
+    writer = Collected()
+    framework_page.render(views["jax"], writer)
+    page = writer.files["frameworks/jax.md"]
+    assert "## How far from the machine?" in page and "no tuning lesson has a script for this row" in page
+    assert writer.files["frameworks/jax-ceiling.png"][:8] == b"\x89PNG\r\n\x1a\n"
+    framework_page.render(views["pytorch"], writer)
+    shown = f"{escape(lesson.variant)} ({lesson.speedup:.2f}× the code as written"
+    assert shown in writer.files["frameworks/pytorch.md"]

@@ -208,6 +208,27 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
         mxnet, gather.fairness(project, mxnet, examples, [entry("x")]))
 
 
+
+def test_a_plain_twin_written_another_way_shows_its_time_and_what_the_plain_twin_s_way_costs(project):
+    jax, cnn = project.framework("jax"), project.example("cnn_cifar10")
+    summary = {"status": "ok", "median": 30.0, "min": 29.0, "max": 31.0}
+    entry = {"example": "cnn_cifar10", "framework": "jax", "verdict": "within 10 %", "same_work": True,
+             "ratios": {"kernel/plain": 1.0, "plain/plain@pure-jit": 1.2},
+             "variants": {"kernel": summary, "script": summary, "plain": summary,
+                          "plain@pure-jit": {**summary, "median": 25.0, "min": 24.5, "max": 25.5}},
+             "provenance": {"machine": {"cpu": "Some CPU", "cores": 2, "gpus": []}, "profile": "cpu",
+                            "sizes": {"train_images": 3200}, "repeats": 3, "date": "2026-12-02T20:00:00",
+                            "alternatives": {"plain@pure-jit": {
+                                "file": "benchmarks/plain/cnn_cifar10/jax@pure-jit.py", "identity": "x",
+                                "about": "Plain-script twin of snippets/cnn_cifar10/jax.py without Flax: pure "
+                                         "functions under jax.jit"}}}}
+    lines = framework_page.fairness_section(jax, [gather.FairnessEntry(entry, cnn, False)])
+    other = next(line for line in lines if line.startswith("- CNN"))
+    assert other == ("- CNN on CIFAR-10, written another way: `benchmarks/plain/cnn_cifar10/jax@pure-jit.py` "
+                     "(without Flax: pure functions under jax.jit): 25.00 s (24.50–25.50); the plain twin takes "
+                     "1.20× its time.")
+
+
 def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_rate(project):
     example = project.example("cnn_cifar10")
     fw = project.frameworks()[0]
@@ -230,7 +251,7 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     assert [row[2] for row in legend] == ["100 GFLOP/s", "50 GFLOP/s"], "each machine's own rate, in its legend row"
     header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert [row[header.index("% of peak")] for row in rows] == ["20.0%", "40.0%"]
-    assert benchmark_page.peak_fraction(record, None, {"gflops": 1.0}) is None
+    assert gather.peak_fraction(record, None, {"gflops": 1.0}) is None
 
 
 def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkeypatch):

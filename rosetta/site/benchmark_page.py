@@ -12,7 +12,7 @@ from ..build.snippets import Step
 from ..project import Example, Framework
 from . import charts
 from .environments_page import MATH_INTRO, math_table
-from .gather import BenchmarkView, Columns, TabGroup
+from .gather import BenchmarkView, Columns, TabGroup, peak_fraction
 from .markup import (
     GENERATED,
     STATUS_TEXT,
@@ -119,14 +119,6 @@ def random_weights(column_results: dict, labels: dict) -> str:
 
 
 PEAK_METRIC = {"metric": "peak_fraction", "label": "% of peak", "format": "percent1"}
-
-
-def peak_fraction(result: dict, operations: float | None, peak: dict | None) -> float | None:
-    """What share of the machine's float32 matrix-multiply rate the timed step's samples/s amount to."""
-    throughput = result["metrics"].get("throughput")
-    if not (operations and peak and throughput):
-        return None
-    return throughput * operations / (peak["gflops"] * 1e9)
 
 
 def own_sizes(example: Example, profile: str, column_results: dict, frameworks: list[Framework]) -> str:

@@ -121,3 +121,25 @@ def variants_chart(lesson, metric: str, label: str, rows: list[tuple[str, dict |
                 ncol=min(3, len(ordered)), fontsize=8, frameon=False)   # above the axes: never over a bar
     axes.spines[["top", "right"]].set_visible(False)
     return png(figure)
+
+
+def ceiling_chart(groups: list[tuple[str, list[tuple[str, float]]]], peak_text: str) -> bytes | None:
+    """How far a row is from its machine: per benchmark, bars of the share of the machine's float32
+    matrix-multiply peak (the tab as written, then tuned), on an axis that ends at the peak (100 %)."""
+    bars = [(f"{group}: {label}", share, index == 0) for group, items in groups
+            for index, (label, share) in enumerate(items)]        # each group's first bar: the tab as written
+    if not bars:
+        return None
+    figure, axes = plt.subplots(figsize=(7, 0.45 * len(bars) + 1.3), dpi=110)
+    labels = [label for label, *_ in bars][::-1]
+    shares = [share * 100 for _, share, _ in bars][::-1]
+    colours = ["#4c72b0" if as_written else "#dd8452" for *_, as_written in bars][::-1]
+    drawn = axes.barh(labels, shares, color=colours)
+    for bar, share in zip(drawn, shares):
+        axes.text(bar.get_width() + 1, bar.get_y() + bar.get_height() / 2, f"{share:.1f} %", va="center", fontsize=9)
+    axes.axvline(100, color="#c44e52", linewidth=1.5)
+    axes.text(99, len(bars) - 0.45, "the machine's peak", ha="right", va="top", fontsize=9, color="#c44e52")
+    axes.set_xlim(0, 105)
+    axes.set_xlabel(f"% of the machine's float32 matrix-multiply peak, {peak_text}")
+    axes.spines[["top", "right"]].set_visible(False)
+    return png(figure)

@@ -1,10 +1,14 @@
-"""Framework pages: a row's API and environment, beside the original study, as fast as plain code?, and its
-notebook pages, from its view (gather.py reads the environments, the fairness records and the guide's file)."""
+"""Framework pages: a row's API and environment, beside the original study, as fast as plain code?, how far from
+the machine (the tab, tuned, the peak), and its notebook pages, from its view (gather.py reads the environments,
+the fairness records, the lessons' results and the guide's file)."""
 from __future__ import annotations
+
+import re
 
 from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..project import Example, Framework
+from . import charts
 from .gather import FairnessEntry, FrameworkView, HistoryView
 from .guide import figure_table, guide_doc
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, metric_text, notebook_doc, seconds, sizes_text
@@ -37,6 +41,62 @@ def fairness_section(fw: Framework, entries: list[FairnessEntry]) -> list[str]:
             example.short_title if example else entry["example"], cell_text(where), *times,
             f"{ratio:.2f}" if ratio else "–", cell_text(verdict + (" (stale: the code changed since)" if stale else ""))
         ]) + " |")
+    others = [other_twin_line(found) for found in entries if found.entry["provenance"].get("alternatives")]
+    return lines + ["", *(f"- {line}" for line in others), *([""] if others else [])]
+
+
+def other_twin_line(found: FairnessEntry) -> str:
+    """A plain twin written another way (JAX without Flax): its time beside the plain twin's, and the ratio
+    that says what the plain twin's way costs."""
+    entry = found.entry
+    name = found.example.short_title if found.example else entry["example"]
+    parts = []
+    for variant, other in entry["provenance"]["alternatives"].items():
+        summary, ratio = entry["variants"].get(variant, {}), entry.get("ratios", {}).get(f"plain/{variant}")
+        timed = (f"{summary['median']:.2f} s ({summary['min']:.2f}–{summary['max']:.2f})"
+                 if summary.get("status") == Outcome.OK else "failed")
+        how = re.sub(r"^Plain-script twin of \S+ ", "", other["about"])      # "without Flax: pure functions..."
+        parts.append(f"`{other['file']}` ({escape(how)}): "
+                     f"{timed}; the plain twin takes {ratio:.2f}× its time" if ratio else
+                     f"`{other['file']}`: {timed}")
+    return f"{name}, written another way: " + "; ".join(parts) + "."
+
+
+def ceiling_section(view: FrameworkView, writer: Writer) -> list[str]:
+    """Defaults, tuned, the machine: each benchmark's tab as a share of the machine's float32 peak, the
+    tuning lessons' best variant for it, and the peak, as one small chart and its table."""
+    fw = view.fw
+    lines = ["## How far from the machine?", "",
+             "Each benchmark's tab at its defaults, as a share of the machine's float32 matrix-multiply peak "
+             "(the results table's \"% of peak\": samples/s × the step's floating-point operations ÷ the "
+             "machine's best float32 matrix-product rate), and the fastest variant of the tuning lessons "
+             "where one has run on this row: the tab's share × the speed-up the lesson measured over the "
+             "code as written. 100 % is the machine's peak: no training step reaches it (convolutions, "
+             "element-wise work and the optimizer run below the rate of one large matrix product), but the "
+             "distance to it says what is left.", ""]
+    shown = [c for c in view.ceilings if c.share is not None]
+    if not shown:
+        return lines + ["No result with an operation count on record for this row yet.", ""]
+    groups = [(c.example.short_title, [("as written", c.share)]
+               + [(f"{t.variant} ({t.lesson.name})", c.share * t.speedup) for t in c.tuned]) for c in shown]
+    peak = shown[0].peak
+    peak_text = f"{peak['gflops']:.0f} GFLOP/s on {shown[0].machine_label}"
+    chart = charts.ceiling_chart(groups, f"{peak['gflops']:.0f} GFLOP/s")
+    writer.write(f"frameworks/{fw.name}-ceiling.png", chart)
+    lines += [f"```{{figure}} {fw.name}-ceiling.png", f":alt: {fw.label}: share of the machine's peak per benchmark",
+              ":figclass: rosetta-chart", "", f"{escape(fw.label)} against the machine's float32 peak "
+              f"({escape(peak_text)}): the tab as written (blue) and tuned (orange).", "```", "",
+              "| benchmark | as written | tuned: the lessons' fastest variant | the machine |", "|---|---|---|---|"]
+    for c in shown:
+        tuned = "; ".join(f"{c.share * t.speedup:.1%}: {escape(t.variant)} ({t.speedup:.2f}× the code as written "
+                          f"in {{doc}}`{escape(t.lesson.title)} <{doc_link('lessons/' + t.lesson.name)}>`, measured on "
+                          f"{escape(t.machine_label)})" for t in c.tuned) \
+            or "no tuning lesson has a script for this row"
+        lines.append(f"| {c.example.short_title} | {c.share:.1%} | {tuned} | 100 % = {c.peak['gflops']:.0f} GFLOP/s |")
+    missing = [c.example.short_title for c in view.ceilings if c.share is None]
+    if missing:
+        lines += ["", f"Not shown: {', '.join(missing)} (no result on record, or no count of the timed step's "
+                  "operations to divide by the machine's rate)."]
     return lines + [""]
 
 
@@ -145,7 +205,8 @@ def render(view: FrameworkView, writer: Writer) -> None:
         lines += [f"```{{warning}}\nNot installed on this machine: {escape(view.reason)}\n```", ""]
     if fw.install_notes:
         lines += ["## Installing it", "", fw.install_notes.strip(), ""]
-    lines += [*history_section(view.history), *fairness_section(fw, view.fairness), "## Notebooks", ""]
+    lines += [*history_section(view.history), *fairness_section(fw, view.fairness), *ceiling_section(view, writer),
+              "## Notebooks", ""]
     docs = []
     for example, result in view.notebooks:
         state = "not run" if result is None else (

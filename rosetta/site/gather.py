@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ import nbformat
 from .. import neutral
 from ..build import environments, equivalence, results, staleness, store
 from ..build.lessons import Lesson
+from ..build.outcome import Outcome
 from ..build.snippets import SnippetError, Step, group_steps, read_notebook
 from ..project import REFERENCE_RESULTS, Example, Framework, Project
 from . import diagrams, systems
@@ -321,6 +323,77 @@ class FrameworkView:
     notebooks: list[tuple[Example, dict | None]]    # its notebook pages: example, its result
     history: HistoryView
     fairness: list[FairnessEntry]
+    ceilings: list[CeilingView] = field(default_factory=list)
+
+
+# A tuning lesson (tuned_cnn, tuned_resnet) times the benchmark's code as its snippet writes it under this
+# variant name, beside the speed-ups each framework documents.
+AS_WRITTEN = "as_written"
+
+
+@dataclass
+class Tuned:
+    """A row's best variant in a tuning lesson: how much faster than the code as written it ran there."""
+    lesson: Lesson
+    variant: str
+    speedup: float                 # the lesson's as-written median seconds over this variant's
+    machine_label: str             # where the lesson measured it
+
+
+@dataclass
+class CeilingView:
+    """How far a tab is from what the machine can do: its rate at its defaults as a share of the machine's
+    float32 matrix-multiply peak, the tuning lessons' best variant, and the peak itself."""
+    example: Example
+    share: float | None            # the tab as written (None: no result, or no operation count)
+    peak: dict | None              # the machine's measured float32 matmul rate (gflops, how)
+    machine_label: str
+    tuned: list[Tuned]
+
+
+def peak_fraction(result: dict, operations: float | None, peak: dict | None) -> float | None:
+    """What share of the machine's float32 matrix-multiply rate the timed step's samples/s amount to."""
+    throughput = result["metrics"].get("throughput")
+    if not (operations and peak and throughput):
+        return None
+    return throughput * operations / (peak["gflops"] * 1e9)
+
+
+def best_tuned(project: Project, lesson: Lesson, fw: Framework, machine: str) -> Tuned | None:
+    """The row's fastest variant in a tuning lesson, from its result on `machine` if there is one, else
+    its newest elsewhere (smoke runs, on synthetic data with one call, judge nothing)."""
+    ran = [r for r in store.all_stored(project, store.LESSON, lesson.name)
+           if r["framework"] == fw.name and r["status"] == Outcome.OK and r["profile"] != "smoke"]
+    if not ran:
+        return None
+    result = max(ran, key=lambda r: (r["machine"] == machine, r.get("provenance", {}).get("date", "")))
+    medians = {name: statistics.median(v["seconds"]) for name, v in result["variants"].items() if v.get("seconds")}
+    others = {name: medians[AS_WRITTEN] / seconds for name, seconds in medians.items()
+              if name != AS_WRITTEN and seconds > 0} if medians.get(AS_WRITTEN) else {}
+    if not others:
+        return None
+    variant = max(others, key=others.get)
+    return Tuned(lesson, variant, others[variant], result.get("machine_label", result["machine"]))
+
+
+def ceilings(site: SiteInput, fw: Framework, tables: dict) -> list[CeilingView]:
+    """Each example this row has a program of: its tab's share of the machine's peak (this build's column),
+    and the tuning lessons' best variant for it. `tables`: example -> (Columns, operations per sample)."""
+    found = []
+    for example in site.shown:
+        if not example.snippet_path(fw).exists():
+            continue
+        table, operations = tables[example.name]
+        own = table.keys[0]
+        result = table.by_column[own].get(fw.name)
+        peak = table.peaks.get(own)
+        share = peak_fraction(result, operations, peak) if result and result["status"] == Outcome.OK else None
+        machine = result["machine"] if result else site.machine
+        tuned = [t for lesson in site.lessons.lessons
+                 if example.name in lesson.concerns and AS_WRITTEN in lesson.variants
+                 and (t := best_tuned(site.project, lesson, fw, machine))]
+        found.append(CeilingView(example, share, peak, table.labels.get(own[0], own[0]), tuned))
+    return found
 
 
 def fairness_records(project: Project) -> list[dict]:
@@ -357,7 +430,7 @@ def history(project: Project, fw: Framework, examples: list[Example], all_result
     return HistoryView(fw, [ex for ex in examples if ex.snippet_path(fw).exists()], system, all_results)
 
 
-def framework(site: SiteInput, fw: Framework, records: list[dict]) -> FrameworkView:
+def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict) -> FrameworkView:
     env = site.envs.get(fw.name)
     versions = None
     if env is not None and env.ok:
@@ -368,12 +441,14 @@ def framework(site: SiteInput, fw: Framework, records: list[dict]) -> FrameworkV
         notebooks=[(ex, site.all_results[ex.name].get(fw.name)) for ex in site.examples
                    if ex.snippet_path(fw).exists() and ex.name in site.all_results],
         history=history(site.project, fw, site.examples, site.all_results),
-        fairness=fairness(site.project, fw, site.examples, records))
+        fairness=fairness(site.project, fw, site.examples, records),
+        ceilings=ceilings(site, fw, tables))
 
 
 def framework_views(site: SiteInput) -> list[FrameworkView]:
     records = fairness_records(site.project)
-    return [framework(site, fw, records) for fw in site.frameworks]
+    tables = {ex.name: (columns(site, ex), timed_operations(site.project, ex, site.profile)) for ex in site.shown}
+    return [framework(site, fw, records, tables) for fw in site.frameworks]
 
 
 # --- the environments page -----------------------------------------------------------------------------
