@@ -63,6 +63,8 @@ def parse_args(argv):
                              "when it parses); applied to the examples that have it")
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated subset of {VARIANTS}")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds one run may take")
+    parser.add_argument("--table", action="store_true",
+                        help="measure nothing: print the table of what this machine has on record for the selection")
     return parser.parse_args(argv)
 
 
@@ -324,7 +326,7 @@ def cell(summary: dict | None) -> str:
 
 def table(entries: list[dict]) -> str:
     header = ["example/framework", *(f"{v} s, median (min-max)" for v in VARIANTS),
-              *(f"{a[0]}/{b[0]}" for a, b in RATIOS), "verdict"]
+              *(f"{a[0]}/{b[0]}" for a, b in RATIOS), "k max/min", "verdict"]
     rows = [header]
     for entry in entries:
         ratios = [entry["ratios"].get(f"{a}/{b}") for a, b in RATIOS]
@@ -334,9 +336,11 @@ def table(entries: list[dict]) -> str:
         if not entry["same_work"]:
             verdict += "; samples differ: " + ", ".join(
                 f"{v} {s['samples']}" for v, s in entry["variants"].items() if s["samples"] is not None)
+        kernel = entry["variants"].get("kernel", {})
+        spread = f"{kernel['max'] / kernel['min']:.2f}" if kernel.get("status") == "ok" else "-"
         rows.append([f"{entry['example']}/{entry['framework']}",
                      *(cell(entry["variants"].get(v)) for v in VARIANTS),
-                     *("-" if r is None else f"{r:.2f}" for r in ratios), verdict])
+                     *("-" if r is None else f"{r:.2f}" for r in ratios), spread, verdict])
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths)) + "  " + row[-1] for row in rows]
     for entry in entries:
@@ -369,10 +373,14 @@ def main(argv=None) -> int:
             raise UsageError("--repeats must be at least 1")
         machine, machine_info = results.this_machine(project, variables.read().machine)
         path = OUTPUT / f"{machine}-{profile}.json"
-        read_entries(path)                 # refuse an unreadable file now, not after an hour of measuring
+        stored = read_entries(path)        # refuse an unreadable file now, not after an hour of measuring
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.table:
+        keys = [f"{ex.name}/{fw.name}" for ex in examples for fw in frameworks]
+        log(table([stored[key] for key in keys if key in stored]) + f"\n\nread from {path}")
+        return 0
     log(f"machine {machine}, profile {profile}, {args.repeats} repeat(s) of {', '.join(args.variants)}")
     measured = []
     for example in examples:

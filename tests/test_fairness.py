@@ -167,3 +167,20 @@ def test_one_pair_runs_all_three_variants(project, tmp_path, monkeypatch):
     assert entry["provenance"]["overrides"] == {"train_reviews": 128}
     assert entry["provenance"]["framework_versions"]["torch"]
     assert len(entry["provenance"]["plain_sha256"]) == len(entry["provenance"]["snippet_sha256"]) == 64
+
+
+def test_the_table_of_what_is_on_record_measures_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(fairness, "OUTPUT", tmp_path)
+    monkeypatch.setenv("ROSETTA_MACHINE", "box")
+    summary = {"status": "ok", "median": 5.0, "min": 4.0, "max": 6.0, "runs": [4.0, 5.0, 6.0], "samples": 64}
+    entry = {"example": "gru_imdb", "framework": "pytorch", "variants": {v: summary for v in fairness.VARIANTS},
+             "verdict": "within 10 %", "verdict_basis": "kernel/plain", "same_work": True,
+             **fairness.compare({v: 5.0 for v in fairness.VARIANTS})}
+    fairness.merge(tmp_path / "box-cpu.json", "box", "cpu", {"gru_imdb/pytorch": entry})
+    monkeypatch.setattr(fairness, "measure", lambda *args: pytest.fail("--table measures nothing"))
+    assert fairness.main(["--table", "--examples", "gru_imdb"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("gru_imdb/pytorch"))
+    assert "5.00 (4.00-6.00)" in row and "1.50" in row and row.endswith("within 10 %"), row   # max/min 6/4
+    assert fairness.main(["--table", "--examples", "cnn_cifar10"]) == 0
+    assert "cnn_cifar10/pytorch" not in capsys.readouterr().out

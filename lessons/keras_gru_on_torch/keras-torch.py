@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: 'Rosetta: PyTorch'
+#     display_name: 'Rosetta: Keras 3 · PyTorch'
 #     language: python
 #     name: rosetta-pytorch
 # ---
