@@ -22,7 +22,8 @@ publish: $(VENV)/.installed
 	$(PY) build_docs.py $(foreach folder,$(RESULTS),--from-results $(folder)) $(if $(PROFILE),--profile $(PROFILE)) $(BUILD_ARGS)
 
 # The reference results kept in the repository: re-measure here the rows whose code changed since (or the
-# rows named: ROWS="cnn_cifar10/pytorch momentum"), and copy them into benchmarks/reference/<machine>/.
+# rows named: ROWS="cnn_cifar10/pytorch momentum"), 3 runs per benchmark row, and copy them into
+# benchmarks/reference/<machine>/.
 ROWS ?=
 reference: $(VENV)/.installed
 	$(PY) -m rosetta.build.reference --refresh --profile $(or $(PROFILE),cpu) $(ROWS)

@@ -98,6 +98,9 @@ def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows
                                                                        "_lessons/momentum/chainer.ipynb"]
     with pytest.raises(SystemExit, match="'cnn/pytorch': no example or lesson 'cnn'"):
         reference.selections(project, ["cnn/pytorch"])
+    # Every benchmark row of the reference is the median of 3 runs, the spread kept beside it.
+    commands = reference.build_commands(project, ["cnn_cifar10/pytorch", "momentum"], "cpu")
+    assert [command[2:7] for command in commands] == [["--measure-only", "--profile", "cpu", "--repeats", "3"]] * 2
 
 
 def test_a_publishing_build_takes_as_its_own_the_machine_that_measured_the_rows(tmp_path):

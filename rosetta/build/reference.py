@@ -4,7 +4,9 @@ A stored result is stale when what it ran changed since (see identity): a benchm
 by its code record, an equivalence check by its key (computed with the environments the measuring
 machine recorded). `make reference` re-measures the stale rows only, here, and copies them into
 `benchmarks/reference/<this machine>/`; `make reference ROWS="cnn_cifar10/pytorch momentum/chainer"`
-names rows itself.
+names rows itself. A benchmark row is run 3 times (`--repeats`): the reference keeps the median and the
+spread, since some rows' runs differ by more than 10 % on these machines (the fairness harness's
+kernel runs show which).
 
     python -m rosetta.build.reference            # list the stale rows and the command that refreshes them
     python -m rosetta.build.reference --refresh [ROW ...]
@@ -23,6 +25,7 @@ from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
 from . import equivalence, lessons, results, staleness, store, variables
 
 CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
+REPEATS = 3               # runs per benchmark row: the median, and the spread the tables show
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,12 @@ def selections(project: Project, names: list[str]) -> list[list[str]]:
     return out
 
 
+def build_commands(project: Project, names: list[str], profile: str, repeats: int = REPEATS) -> list[list[str]]:
+    """The measuring builds that refresh the named rows, one per example or lesson."""
+    return [[sys.executable, str(project.root / "build_docs.py"), "--measure-only", "--profile", profile,
+             "--repeats", str(repeats), *options] for options in selections(project, names)]
+
+
 def measured_files(project: Project, names: list[str]) -> list[str]:
     """The files, under a machine's profile folder, that hold the named rows' results."""
     examples = {ex.name for ex in project.examples()}
@@ -154,6 +163,7 @@ def main(argv=None) -> int:
     parser.add_argument("rows", nargs="*", help="example/row, lesson/row, or a whole example or lesson")
     parser.add_argument("--refresh", action="store_true", help="measure the rows here and copy them in")
     parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help=f"runs per benchmark row (default {REPEATS})")
     args = parser.parse_args(argv)
     project = Project(root=REPO_ROOT)
     root = project.root / REFERENCE_RESULTS
@@ -170,9 +180,7 @@ def main(argv=None) -> int:
     if not names:
         print(f"{REFERENCE_RESULTS}: nothing stale, nothing named: nothing to measure")
         return 0
-    for options in selections(project, names):
-        command = [sys.executable, str(project.root / "build_docs.py"), "--measure-only", "--profile", args.profile,
-                   *options]
+    for command in build_commands(project, names, args.profile, args.repeats):
         print("$ " + " ".join(command[1:]), flush=True)
         if subprocess.run(command, cwd=project.root, env=os.environ).returncode != 0:
             print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
