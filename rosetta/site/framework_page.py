@@ -15,6 +15,11 @@ from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, metric_tex
 from .systems import column_names, has_figure, label_of
 
 
+# Runs of one tab that differ by more than this (slowest over quickest) are said to differ on the page: a row
+# whose time moves between runs (TensorFlow's CNN took 5.1 s or 10.3 s on one machine) needs its median.
+SPREAD = 1.10
+
+
 def fairness_section(fw: Framework, entries: list[FairnessEntry]) -> list[str]:
     """Is this tab as fast as the same work in a plain script? The harness's ratios, marked stale when
     the snippet or the plain script changed since."""
@@ -35,6 +40,9 @@ def fairness_section(fw: Framework, entries: list[FairnessEntry]) -> list[str]:
                  for v in ("kernel", "script", "plain")]
         ratio = entry.get("ratios", {}).get("kernel/plain")
         verdict = (entry.get("verdict") or "") + ("" if entry.get("same_work", True) else "; not the same work")
+        kernel = variants.get("kernel", {})
+        if kernel.get("status") == Outcome.OK and kernel["max"] > SPREAD * kernel["min"]:
+            verdict += f"; its runs in the kernel differ by up to {kernel['max'] / kernel['min']:.2f}×"
         where = (f"{machine_label(prov['machine'])}, {prov['profile']} ({sizes_text(prov['sizes'])}), "
                  f"{prov['repeats']} runs each, {prov['date'][:10]}")
         lines.append("| " + " | ".join([
