@@ -14,7 +14,6 @@ from .guide import figure_table, guide_doc
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, metric_text, notebook_doc, seconds, sizes_text
 from .systems import column_names, has_figure, label_of
 
-
 # Runs of one tab that differ by more than this (slowest over quickest) are said to differ on the page: a row
 # whose time moves between runs (TensorFlow's CNN took 5.1 s or 10.3 s on one machine) needs its median.
 SPREAD = 1.10
