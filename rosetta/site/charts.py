@@ -140,6 +140,6 @@ def ceiling_chart(groups: list[tuple[str, list[tuple[str, float]]]], peak_text: 
     axes.axvline(100, color="#c44e52", linewidth=1.5)
     axes.text(99, len(bars) - 0.45, "the machine's peak", ha="right", va="top", fontsize=9, color="#c44e52")
     axes.set_xlim(0, 105)
-    axes.set_xlabel(f"% of the machine's float32 matrix-multiply peak, {peak_text}")
+    axes.set_xlabel(f"% of the machine's peak ({peak_text})")
     axes.spines[["top", "right"]].set_visible(False)
     return png(figure)
