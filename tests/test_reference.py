@@ -117,3 +117,15 @@ def test_a_publishing_build_takes_as_its_own_the_machine_that_measured_the_rows(
     assert stages.pages_own([folder], found) == (folder, "b-rows", "cpu")
     assert stages.pages_own([tmp_path / "other", folder], [(tmp_path / "other", "c", "smoke"), *found]) == \
         (tmp_path / "other", "c", "smoke"), "the first folder given comes first"
+
+
+def test_no_reference_notebook_keeps_a_path_of_the_machine_that_measured_it(project, tmp_path):
+    """Warnings print their file's path; a stored notebook keeps the package's file, not the machine's folders."""
+    from rosetta.build import store
+    found = [str(path) for path in (project.root / "benchmarks" / "reference").rglob("*.ipynb")
+             if store.LOCAL_PATH.search(path.read_text())]
+    assert found == [], found
+    warning = "/home/me/rosetta/.envs/pytorch/lib/python3.11/site-packages/torch/jit/_script.py:1491: FutureWarning"
+    store.save(store.LESSON, tmp_path / "pytorch.json", {"status": "ok"}, '{"text": "' + warning + '"}')
+    assert (tmp_path / "pytorch.ipynb").read_text() == \
+        '{"text": "<environment>/site-packages/torch/jit/_script.py:1491: FutureWarning"}'

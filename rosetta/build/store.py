@@ -12,6 +12,7 @@ is written beside its place and renamed into it (files.write_atomically).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,10 +94,20 @@ def previous(kind: Kind, path: Path, log=lambda line: None) -> dict | None:
         return None
 
 
+# A path into an environment, as a warning prints it ("/home/me/rosetta/.envs/pytorch/lib/python3.11/site-packages/
+# torch/jit/_script.py:1480"): the measuring machine's folders are nobody's business, the package's file is.
+LOCAL_PATH = re.compile(r"(?:/[^\s:\"'/]+)+/(?:site|dist)-packages/")
+
+
+def without_local_paths(text: str) -> str:
+    return LOCAL_PATH.sub("<environment>/site-packages/", text)
+
+
 def save(kind: Kind, path: Path, result: dict, notebook: str | None = None) -> Path:
-    """The result (and the notebook it ran, beside it: written first, so a result never names a missing one)."""
+    """The result (and the notebook it ran, beside it: written first, so a result never names a missing one).
+    The notebook keeps no path of the measuring machine: stored results are committed and published."""
     if notebook is not None:
-        write_atomically(path.with_suffix(".ipynb"), notebook)
+        write_atomically(path.with_suffix(".ipynb"), without_local_paths(notebook))
     return write_json(path, result)
 
 

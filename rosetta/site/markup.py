@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..build.files import write_atomically
 from ..build.outcome import Outcome
+from ..build.store import without_local_paths
 from ..report import MIME_TYPE
 
 GENERATED = "_gen"            # docs/_gen/, see Project.generated
@@ -98,15 +99,6 @@ def notebook_doc(example: str, framework: str) -> str:
 def doc_link(relative: str) -> str:
     """Absolute Sphinx document name of a generated page."""
     return f"/{GENERATED}/{relative}"
-
-
-# A path into an environment, as a warning prints it ("/home/me/rosetta/.envs/pytorch/lib/python3.11/site-packages/
-# torch/jit/_script.py:1480"): the measuring machine's folders are nobody's business, the package's file is.
-LOCAL_PATH = re.compile(r"(?:/[^\s:\"'/]+)+/(?:site|dist)-packages/")
-
-
-def without_local_paths(text: str) -> str:
-    return LOCAL_PATH.sub("<environment>/site-packages/", text)
 
 
 def outputs_text(cells: list) -> str:
