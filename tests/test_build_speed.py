@@ -45,10 +45,16 @@ def test_an_interrupted_check_kills_every_worker_it_started(tmp_path):
             time.sleep(0.05)
         os.kill(os.getpid(), signal.SIGINT)            # what Ctrl-C sends (the build turns SIGTERM into the same)
 
+    # Python's own Ctrl-C handler, whatever an earlier test in this process left installed (a kernel
+    # manager's handler, or none, would let the workers sleep on and the check return normally).
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=interrupt_soon, daemon=True).start()
     started = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        equivalence.in_parallel([lambda n=n: worker(n) for n in range(3)], 2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            equivalence.in_parallel([lambda n=n: worker(n) for n in range(3)], 2)
+    finally:
+        signal.signal(signal.SIGINT, handler)
     assert time.perf_counter() - started < 30
     for path in tmp_path.glob("pids*"):
         pid = int(path.read_text())
