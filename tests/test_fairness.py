@@ -184,3 +184,37 @@ def test_the_table_of_what_is_on_record_measures_nothing(tmp_path, monkeypatch, 
     assert "5.00 (4.00-6.00)" in row and "1.50" in row and row.endswith("within 10 %"), row   # max/min 6/4
     assert fairness.main(["--table", "--examples", "cnn_cifar10"]) == 0
     assert "cnn_cifar10/pytorch" not in capsys.readouterr().out
+
+
+SPREAD_SPEC = importlib.util.spec_from_file_location("run_spread", REPO / "benchmarks" / "run_spread.py")
+run_spread = importlib.util.module_from_spec(SPREAD_SPEC)
+SPREAD_SPEC.loader.exec_module(run_spread)
+
+
+@pytest.mark.parametrize("argv", [["gru_imdb", "pytorch", "--variant", "notebook"],
+                                  ["gru_imdb", "pytorch", "--runs", "0"],
+                                  ["gru_imdb", "pytorch", "--env", "NOEQUALS"], ["gru_imbd", "pytorch"]])
+def test_run_spread_refuses_bad_input_in_one_line(argv, capsys):
+    assert run_spread.main(argv) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_cpu_times_are_read_per_cpu():
+    times = run_spread.cpu_times()
+    assert set(times) == {f"cpu{n}" for n in range(len(times))} and len(times) >= 1
+    assert all(len(values) == 8 and min(values) >= 0 for values in times.values())
+
+
+@pytest.mark.envs
+def test_run_spread_records_every_run_with_its_cpu_time(project, tmp_path, monkeypatch):
+    if not environments.is_current(project, project.framework("pytorch")):
+        pytest.skip("no PyTorch environment (make envs)")
+    monkeypatch.setattr(run_spread, "OUTPUT", tmp_path)
+    monkeypatch.setenv("ROSETTA_MACHINE", "test-machine")
+    assert run_spread.main(["gru_imdb", "pytorch", "--variant", "plain", "--profile", "smoke", "--runs", "2",
+                            "--env", "OMP_NUM_THREADS=1"]) == 0
+    record = json.loads((tmp_path / "test-machine-smoke-gru_imdb-pytorch-plain-OMP_NUM_THREADS=1.json").read_text())
+    assert record["environment"] == {"OMP_NUM_THREADS": "1"} and len(record["runs"]) == 2
+    for run in record["runs"]:
+        assert run["status"] == "ok" and run["seconds"] > 0 and run["process_cpu"] > 0
+        assert run["wall"] >= run["seconds"] and set(run["cpus"]) == set(run_spread.cpu_times())
