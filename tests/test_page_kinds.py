@@ -143,3 +143,32 @@ def test_a_framework_view_says_how_far_each_tab_is_from_the_machine_s_peak(publi
     framework_page.render(views["pytorch"], writer)
     shown = f"{escape(lesson.variant)} ({lesson.speedup:.2f}× the code as written"
     assert shown in writer.files["frameworks/pytorch.md"]
+
+
+def test_a_framework_page_says_what_each_lesson_with_its_script_found_for_it(published):
+    """Every lesson with a script for the row, each claim with this row's verdict (never blank): judged on the
+    build's own results, or the reason there is none here."""
+    import dataclasses
+    views = {view.fw.name: view for view in gather.framework_views(published)}
+    theano = views["theano"]
+    with_script = {lesson.name for lesson in published.lessons.lessons
+                   if lesson.snippet_path(published.project.framework("theano")).exists()}
+    assert {item.lesson.name for item in theano.lessons} == with_script and "theano_elementwise" in with_script
+    writer = Collected()
+    framework_page.render(theano, writer)
+    page = writer.files["frameworks/theano.md"]
+    section = page[page.index("## What the lessons found"):page.index("## Notebooks")]
+    for item in theano.lessons:
+        assert f"<{'/_gen/lessons/' + item.lesson.name}>" in section
+        assert all(escape(rule["claim"]) in section for rule in item.lesson.rules)
+    assert section.count("{bdg-") == sum(len(item.lesson.rules) for item in theano.lessons), "a verdict per claim"
+
+    stored = {r["framework"]: r for r in store.all_stored(published.project, store.LESSON, "theano_elementwise")
+              if r["machine"] == published.machine and r["profile"] == "cpu"}
+    judged = [dataclasses.replace(item, current=stored) if item.lesson.name == "theano_elementwise" else item
+              for item in theano.lessons]
+    framework_page.render(dataclasses.replace(theano, lessons=judged), writer)
+    page = writer.files["frameworks/theano.md"]
+    line = next(line for line in page.splitlines() if "NumPy&#x27;s tanh" in line or "NumPy's tanh" in line)
+    assert "{bdg-success}`holds`" in line, line
+    assert framework_page.lessons_section(dataclasses.replace(theano, lessons=[])) == [], "no lesson: no section"

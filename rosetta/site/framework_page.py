@@ -13,6 +13,7 @@ from .gather import FairnessEntry, FrameworkView, HistoryView
 from .guide import figure_table, guide_doc
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, metric_text, notebook_doc, seconds, sizes_text
 from .systems import column_names, has_figure, label_of
+from .verdicts import claim_text, missing_of, page_doc, rule_frameworks, verdict_cell
 
 # Runs of one tab that differ by more than this (slowest over quickest) are said to differ on the page: a row
 # whose time moves between runs (TensorFlow's CNN took 5.1 s or 10.3 s on one machine) needs its median.
@@ -194,6 +195,29 @@ def history_row(example: Example, fw: Framework, result: dict | None, width: int
         + f" | {mine}{stale} |"
 
 
+def lessons_section(view: FrameworkView) -> list[str]:
+    """The lessons with a script for this row, each claim with this row's verdict: what the lessons found about
+    this framework, on one page (each lesson's page has the other rows and the measurements)."""
+    fw = view.fw
+    lines = []
+    for item in view.lessons:
+        rules = [rule for rule in item.lesson.rules
+                 if any(row.name == fw.name for row in rule_frameworks(rule, item.rows))]
+        if not rules:
+            continue
+        missing = missing_of(item, view.machine_info, view.profile)
+        lines.append(f"- {{doc}}`{escape(item.lesson.title)} <{doc_link(page_doc(item.lesson.name))}>`")
+        for rule in rules:
+            badge, text = verdict_cell(rule, item.current.get(fw.name), item.lesson.name, view.machine_info, missing)
+            lines.append(f"  - {claim_text(rule)}: {badge} {text}")
+    if not lines:
+        return []
+    return ["## What the lessons found", "",
+            f"The lessons with a script for {escape(fw.label)}, each claim with its verdict for this row, computed "
+            f"when this page was written from the numbers of {escape(machine_label(view.machine_info))} "
+            f"(profile {view.profile}); each lesson's page has the other rows and the measurements.", "", *lines, ""]
+
+
 def render(view: FrameworkView, writer: Writer) -> None:
     fw = view.fw
     lines = [f"({fw.name})=", f"# {fw.label}", "", f"API used in the tabs: {fw.api}.", ""]
@@ -213,7 +237,7 @@ def render(view: FrameworkView, writer: Writer) -> None:
     if fw.install_notes:
         lines += ["## Installing it", "", fw.install_notes.strip(), ""]
     lines += [*history_section(view.history), *fairness_section(fw, view.fairness), *ceiling_section(view, writer),
-              "## Notebooks", ""]
+              *lessons_section(view), "## Notebooks", ""]
     docs = []
     for example, result in view.notebooks:
         state = "not run" if result is None else (

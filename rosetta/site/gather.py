@@ -324,6 +324,9 @@ class FrameworkView:
     history: HistoryView
     fairness: list[FairnessEntry]
     ceilings: list[CeilingView] = field(default_factory=list)
+    lessons: list[LessonEvidence] = field(default_factory=list)   # the lessons with a script for this row
+    machine_info: dict = field(default_factory=dict)               # the machine their verdicts are judged on
+    profile: str = ""
 
 
 # A tuning lesson (tuned_cnn, tuned_resnet) times the benchmark's code as its snippet writes it under this
@@ -430,7 +433,8 @@ def history(project: Project, fw: Framework, examples: list[Example], all_result
     return HistoryView(fw, [ex for ex in examples if ex.snippet_path(fw).exists()], system, all_results)
 
 
-def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict) -> FrameworkView:
+def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict,
+              evidence: list[LessonEvidence]) -> FrameworkView:
     env = site.envs.get(fw.name)
     versions = None
     if env is not None and env.ok:
@@ -442,13 +446,16 @@ def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict)
                    if ex.snippet_path(fw).exists() and ex.name in site.all_results],
         history=history(site.project, fw, site.examples, site.all_results),
         fairness=fairness(site.project, fw, site.examples, records),
-        ceilings=ceilings(site, fw, tables))
+        ceilings=ceilings(site, fw, tables),
+        lessons=[item for item in evidence if any(row.name == fw.name for row in item.rows)],
+        machine_info=site.machine_info, profile=site.profile)
 
 
 def framework_views(site: SiteInput) -> list[FrameworkView]:
     records = fairness_records(site.project)
     tables = {ex.name: (columns(site, ex), timed_operations(site.project, ex, site.profile)) for ex in site.shown}
-    return [framework(site, fw, records, tables) for fw in site.frameworks]
+    evidence = lesson_evidence(site.project, site.lessons, site.frameworks, site.machine, site.profile)
+    return [framework(site, fw, records, tables, evidence) for fw in site.frameworks]
 
 
 # --- the environments page -----------------------------------------------------------------------------
