@@ -11,6 +11,7 @@ from rosetta.build import lessons
 from rosetta.build.lessons import LessonError, load_lesson
 from rosetta.build.snippets import check_alignment, parse
 from rosetta.project import UsageError
+from rosetta.site.markup import escape
 
 GOOD = textwrap.dedent("""\
     title = "A lesson"
@@ -62,6 +63,45 @@ def test_a_broken_lesson_toml_is_one_message_naming_the_file(tmp_path, change, p
     with pytest.raises(LessonError, match=problem) as raised:
         load_lesson(folder)
     assert str(folder / "lesson.toml") in str(raised.value)
+
+
+LEFT_OUT = '[[left_out]]\nrows = ["pytorch", "chainer"]\nwhy = "a reason"\n'
+
+
+def test_the_rows_left_out_are_read_with_their_reason(tmp_path):
+    found = load_lesson(write(tmp_path, GOOD + LEFT_OUT + '[[left_out]]\nrows = ["jax"]\nwhy = "not written yet"\n'))
+    assert found.left_out == {"pytorch": "a reason", "chainer": "a reason", "jax": lessons.NOT_WRITTEN}
+
+
+@pytest.mark.parametrize("entry, problem", [
+    (LEFT_OUT + LEFT_OUT.replace('"pytorch", ', ""), "row 'chainer' is left out twice"),
+    ('[[left_out]]\nrows = ["pytorch"]\nwhy = " "\n', "needs rows"),
+    ('[[left_out]]\nrows = []\nwhy = "a reason"\n', "needs rows"),
+    ('[[left_out]]\nwhy = "a reason"\n', "KeyError: 'rows'"),
+])
+def test_a_wrong_left_out_entry_is_one_message_naming_the_file(tmp_path, entry, problem):
+    folder = write(tmp_path, GOOD + entry)
+    with pytest.raises(LessonError, match=problem) as raised:
+        load_lesson(folder)
+    assert str(folder / "lesson.toml") in str(raised.value)
+
+
+def test_a_left_out_row_must_be_a_row_without_a_script(project, tmp_path):
+    folder = write(tmp_path, GOOD + '[[left_out]]\nrows = ["pytorch", "pytroch"]\nwhy = "a reason"\n')
+    (folder / "pytorch.py").write_text("")
+    problems = lessons.accounting_problems(load_lesson(folder), project.frameworks())
+    assert len(problems) == 2 and all(str(folder / "lesson.toml") in problem for problem in problems)
+    assert "'pytroch' is not a row" in problems[0] and "'pytorch' has a script (pytorch.py)" in problems[1]
+
+
+def test_every_real_lesson_accounts_for_every_row(project):
+    """Each row has a script of each lesson or the lesson says why not: the claim does not speak of it, another
+    row or lesson measures the same thing, or "not written yet" (what is left to do, shown on its page)."""
+    found, problems = lessons.all_lessons(project)
+    assert not problems
+    for item in found:
+        for fw in project.frameworks():
+            assert item.snippet_path(fw).exists() != (fw.name in item.left_out), (item.name, fw.name)
 
 
 def test_a_smoke_profile_may_time_once(tmp_path):
@@ -198,6 +238,12 @@ def test_a_page_built_with_no_lesson_results_says_why_in_every_verdict_cell(proj
                 assert "not measured on any machine on record" in why
         build = page[page.index("{admonition} This build"):].split("```")[0]
         assert "which has no GPU" not in build or item.requires == "gpu", f"{item.name}: {build}"
+        rows_said = page[page.index("**Rows.**"):].split("\n\n## ")[0]
+        for fw in project.frameworks():
+            said = escape(fw.label) in rows_said
+            assert said, f"{item.name}: the page names {fw.label} as run or left out"
+        for why in item.left_out.values():
+            assert escape(why) in rows_said, (item.name, why)
     layouts = (gen / "lessons" / "native_layouts.md").read_text()
     rows = table_rows(layouts, "| claim | framework | verdict |")
     assert {row[2] for row in rows if row[0].startswith("on a GPU")} == {"{bdg-dark}`needs a GPU`"}

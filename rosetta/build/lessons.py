@@ -55,12 +55,40 @@ class Lesson:
     concerns: tuple = ()       # benchmark examples whose pages link here
     requires: str = ""         # "gpu": only judged on a machine with one
     data_module: str = ""      # the data set it reads, prepared (and checksummed) by the build
+    left_out: dict = field(default_factory=dict)   # row -> why it has no script of this lesson ([[left_out]])
 
     def snippet_path(self, fw: Framework | str) -> Path:
         return script_in(self.folder, fw)
 
     def frameworks(self, known: list[Framework]) -> list[Framework]:
         return [fw for fw in known if self.snippet_path(fw).exists()]
+
+
+NOT_WRITTEN = "not written yet"        # a row the claim speaks of, whose script is still to come
+
+
+def left_out_rows(entries) -> dict[str, str]:
+    """[[left_out]] entries (rows = [...], why = "...") as row -> why; a row named twice is a mistake."""
+    found: dict[str, str] = {}
+    for entry in entries:
+        rows, why = entry["rows"], str(entry["why"]).strip()
+        if not why or not rows or not all(isinstance(row, str) for row in rows):
+            raise ValueError(f"a [[left_out]] entry needs rows (a list of row names) and why: {entry}")
+        for row in rows:
+            if row in found:
+                raise ValueError(f"row {row!r} is left out twice")
+            found[row] = why
+    return found
+
+
+def accounting_problems(lesson: Lesson, known: list[Framework]) -> list[str]:
+    """What a lesson says wrongly about its rows: a left-out row that is unknown or has a script after all."""
+    names = [fw.name for fw in known]
+    problems = [f"left out row {row!r} is not a row ({', '.join(names)})"
+                for row in lesson.left_out if row not in names]
+    problems += [f"row {fw.name!r} has a script ({lesson.snippet_path(fw).name}) and is also left out"
+                 for fw in lesson.frameworks(known) if fw.name in lesson.left_out]
+    return [f"{lesson.folder / 'lesson.toml'}: {problem}" for problem in problems]
 
 
 def load_lesson(folder: Path) -> Lesson:
@@ -74,7 +102,8 @@ def load_lesson(folder: Path) -> Lesson:
                         source=meta.get("source", ""), variants=variants, rules=rules, profiles=profiles,
                         settings=dict(meta.get("settings", {})), steps=tuple(meta.get("steps", DEFAULT_STEPS)),
                         order=int(meta.get("order", 100)), concerns=tuple(meta.get("concerns", ())),
-                        requires=meta.get("requires", ""), data_module=meta.get("data_module", ""))
+                        requires=meta.get("requires", ""), data_module=meta.get("data_module", ""),
+                        left_out=left_out_rows(meta.get("left_out", ())))
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise LessonError(f"{path}: {type(exc).__name__}: {exc}") from None
     if not rules:
@@ -105,9 +134,12 @@ def all_lessons(project: Project) -> tuple[list[Lesson], list[str]]:
     found, problems = [], []
     for path in sorted(project.lessons.glob("*/lesson.toml")) if project.lessons.exists() else []:
         try:
-            found.append(load_lesson(path.parent))
+            lesson = load_lesson(path.parent)
         except LessonError as exc:
             problems.append(str(exc))
+            continue
+        found.append(lesson)
+        problems += accounting_problems(lesson, project.frameworks())
     return sorted(found, key=lambda lesson: (lesson.order, lesson.name)), problems
 
 

@@ -179,7 +179,23 @@ def verdict_lines(view: LessonView) -> list[str]:
                                                                                             profile)), "",
         "A comparison holds when the variant's whole range (min–max over the rounds) is better than the "
         "baseline's and the median effect reaches the claim; overlapping ranges are "
-        "\"no measurable difference\". The effect's range pairs the worst and the best round of each side.", ""]
+        "\"no measurable difference\". The effect's range pairs the worst and the best round of each side.", "",
+        *rows_lines(lesson, item.rows, view.frameworks)]
+
+
+def rows_lines(lesson: Lesson, rows: list[Framework], frameworks: list[Framework]) -> list[str]:
+    """Which rows run the lesson, and why each other row does not (its lesson.toml's [[left_out]])."""
+    if not rows:
+        return []
+    lines = ["**Rows.** It runs on " + ", ".join(escape(fw.label) for fw in rows) + "."]
+    reasons: dict[str, list[str]] = {}
+    for fw in frameworks:
+        if fw not in rows:
+            reasons.setdefault(lesson.left_out.get(fw.name, "no script, and its lesson.toml gives no reason"),
+                               []).append(escape(fw.label))
+    if reasons:
+        lines += ["Left out:", "", *(f"- {', '.join(labels)}: {escape(why)}" for why, labels in reasons.items())]
+    return [*lines, ""]
 
 
 def chart_lines(view: LessonView, writer: Writer) -> list[str]:
