@@ -64,7 +64,7 @@ def trainer(model):
     def train():
         for i in range(hp.batches):
             rows = slice(i * hp.batch_size, (i + 1) * hp.batch_size)
-            model.train_on_batch(x_train[rows], y_train[rows])   # one compiled step (a tf.function)
+            model.train_on_batch(x_train[rows], y_train[rows])   # one compiled step (the backend's compiler)
     return train
 
 
