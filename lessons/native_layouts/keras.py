@@ -46,7 +46,7 @@ def trainer(images):
     def train():
         for i in range(hp.batches):
             rows = slice(i * hp.batch_size, (i + 1) * hp.batch_size)
-            model.train_on_batch(images[rows], y_train[rows])   # one compiled step (a tf.function)
+            model.train_on_batch(images[rows], y_train[rows])   # one compiled step (the backend's compiler)
     return train
 
 
