@@ -36,3 +36,20 @@ def test_an_exit_status_is_given():
 
 def test_no_process_is_no_guess():
     assert kernel_death(None)["evalue"] == "the kernel died (how, its process does not say)"
+
+
+def test_an_interrupted_run_s_kernel_is_killed_even_when_nbclient_already_dropped_its_manager():
+    """SIGTERM during a cell: nbclient's own clean-up and the build's race; the loser finds no kernel manager
+    (CI saw AttributeError on None, and the build ended 1 instead of 130). The clean-up then never raises, and
+    the kernel's process is killed outright if it still runs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from rosetta.build.execute import shut_down
+    client = NotebookClient(nbformat.v4.new_notebook())
+    assert client.km is None                         # as after the other clean-up: the manager dropped
+    kernel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    shut_down(client, kernel)
+    assert kernel.poll() == -signal.SIGKILL
+    shut_down(client, kernel)                        # a process that has ended already: nothing to do
+    shut_down(client, None)                          # a kernel whose process was never known

@@ -88,6 +88,20 @@ class BuildSignals:
                     signal.signal(number, handler)
 
 
+def shut_down(client: NotebookClient, process) -> None:
+    """An interrupted run's kernel, gone. nbclient's own clean-up may be running too (a task of the interrupted
+    execution): whichever finishes first drops the kernel manager, and the other then fails on it (seen in
+    CI: AttributeError on None). So a failure of this clean-up is not the build's, and the kernel's process,
+    if it still runs, is killed outright."""
+    try:
+        client._cleanup_kernel()
+    except Exception:                  # (AttributeError, AssertionError: the manager is gone already)
+        pass
+    if process is not None and process.poll() is None:
+        process.kill()
+        process.wait()
+
+
 def _step_of_cell(snippet: Snippet) -> dict[int, str]:
     return {index: step.name for step in snippet.steps for index in step.cell_indices}
 
@@ -120,12 +134,12 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         client.execute(env={**os.environ, **env})
     except KeyboardInterrupt:
         # Ctrl-C or SIGTERM: no result for this run (it did not finish); its kernel goes with it.
-        client._cleanup_kernel()
+        shut_down(client, kernel.get("process"))
         raise
     except asyncio.CancelledError:
         # The same while the kernel was starting, when nbclient's own handlers were in force: they shut the
         # kernel down and cancel the run (and do not say which signal came).
-        client._cleanup_kernel()
+        shut_down(client, kernel.get("process"))
         raise KeyboardInterrupt("a signal, while the kernel started") from None
     except CellTimeoutError as exc:
         status, error = Outcome.TIMEOUT, {"ename": "Timeout", "evalue": f"a cell ran longer than {timeout} s",
