@@ -129,3 +129,26 @@ def test_no_reference_notebook_keeps_a_path_of_the_machine_that_measured_it(proj
     store.save(store.LESSON, tmp_path / "pytorch.json", {"status": "ok"}, '{"text": "' + warning + '"}')
     assert (tmp_path / "pytorch.ipynb").read_text() == \
         '{"text": "<environment>/site-packages/torch/jit/_script.py:1491: FutureWarning"}'
+
+
+def test_a_refresh_copies_measurements_only_and_names_the_rows_left_out(tmp_path):
+    """A row that found no data (or failed, or had no environment) is no measurement: it is not copied into the
+    reference, nor its notebook, and the refresh says which and why; an equivalence check is copied whatever it
+    found."""
+    project = Project(root=REPO_ROOT, results=tmp_path / "results")
+    here = project.results / "box" / "cpu"
+    for row, status in (("pytorch", "ok"), ("jax", "data-error")):
+        folder = here / store.LESSON.folder / "momentum"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{row}.json").write_text(json.dumps({"status": status, "reason": "CIFAR-10 not found"}))
+        (folder / f"{row}.ipynb").write_text("{}")
+    (here / store.CHECK.folder).mkdir(parents=True)
+    (here / store.CHECK.folder / "cnn_cifar10.json").write_text(json.dumps({"passed": False}))
+    for name in ("machine.json", "environments.json"):
+        (project.results / "box" / name).write_text("{}")
+    target = tmp_path / "reference"
+    copied, refused = reference.copy_measured(project, "box", "cpu", ["momentum", "cnn_cifar10/equivalence"], target)
+    assert sorted(copied) == ["box/cpu/_equivalence/cnn_cifar10.json", "box/cpu/_lessons/momentum/pytorch.ipynb",
+                              "box/cpu/_lessons/momentum/pytorch.json"]
+    assert refused == ["_lessons/momentum/jax: data-error: CIFAR-10 not found"]
+    assert not (target / "box" / "cpu" / "_lessons" / "momentum" / "jax.ipynb").exists()

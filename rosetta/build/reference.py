@@ -14,6 +14,7 @@ kernel runs show which).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
 from . import equivalence, lessons, results, staleness, store, variables
+from .outcome import Outcome
 
 CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
 REPEATS = 3               # runs per benchmark row: the median, and the spread the tables show
@@ -142,20 +144,42 @@ def measured_files(project: Project, names: list[str]) -> list[str]:
     return patterns
 
 
-def copy_measured(project: Project, machine: str, profile: str, names: list[str], target: Path) -> list[str]:
-    """The named rows' results measured here (with machine.json and environments.json) into target."""
+def not_measured(path: Path) -> str:
+    """Why a row's result file is no measurement to keep ("" when it is one): a run that failed, found no data
+    or no environment. (An equivalence check's file is kept whatever it found: that is its measurement.)"""
+    if path.suffix != ".json" or path.parent.name == store.CHECK.folder:
+        return ""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        return f"unreadable: {exc}"
+    if found.get("status") == Outcome.OK:
+        return ""
+    return f"{found.get('status')}: {(found.get('reason') or '').strip()[:200]}"
+
+
+def copy_measured(project: Project, machine: str, profile: str, names: list[str],
+                  target: Path) -> tuple[list[str], list[str]]:
+    """The named rows' results measured here (with machine.json and environments.json) into target: the copied
+    files, and one line per result left out because it is no measurement (with its notebook)."""
     source = project.results / machine
     (target / machine).mkdir(parents=True, exist_ok=True)
     for name in ("machine.json", "environments.json"):
         shutil.copy2(source / name, target / machine / name)
-    copied = []
-    for pattern in measured_files(project, names):
-        for path in sorted((source / profile).glob(pattern)):
-            destination = target / machine / profile / path.relative_to(source / profile)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, destination)
-            copied.append(str(destination.relative_to(target)))
-    return copied
+    copied, refused = [], []
+    paths = sorted({path for pattern in measured_files(project, names) for path in (source / profile).glob(pattern)})
+    left_out = {path.with_suffix(""): why for path in paths if (why := not_measured(path))}
+    for path in paths:
+        relative = path.relative_to(source / profile)
+        if path.with_suffix("") in left_out:
+            if path.suffix == ".json":
+                refused.append(f"{relative.with_suffix('')}: {left_out[path.with_suffix('')]}")
+            continue
+        destination = target / machine / profile / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+        copied.append(str(destination.relative_to(target)))
+    return copied, refused
 
 
 def main(argv=None) -> int:
@@ -186,13 +210,15 @@ def main(argv=None) -> int:
             print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
             return 1
     machine, _ = results.this_machine(project, variables.read().machine)
-    copied = copy_measured(project, machine, args.profile, names, root)
+    copied, refused = copy_measured(project, machine, args.profile, names, root)
     print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/")
+    for line in refused:
+        print(f"not copied, no measurement: {line}", file=sys.stderr)
     others = sorted({row.machine for row in stale_rows(project, root)} - {machine})
     if others:
         print(f"still stale, measured on other machines ({', '.join(others)}): re-measure them there, or remove "
               "their folders")
-    return 0
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":
