@@ -33,8 +33,11 @@ def test_keras_shows_its_program_once_and_each_backend_in_a_tab_of_its_own(brows
     page.locator("#train").screenshot(path=str(SCREENSHOTS / "train-step-keras-jax.png"))
     page.goto(f"{server}/_gen/benchmarks/gru_imdb.html")
     assert chosen_tabs(page) == ["Keras 3"] * GRU_SETS and chosen_tabs(page, nested) == ["JAX backend"] * 5
-    page.goto(f"{server}/_gen/lessons/relu_after_pool.html")
-    assert chosen_tabs(page) == ["Keras 3 · TensorFlow"] * 3, "a lesson's Keras script follows the Keras tab"
+    page.goto(f"{server}/_gen/lessons/relu_after_pool.html")        # its Keras script is keras.py: all three rows
+    assert chosen_tabs(page) == ["Keras 3"] * 3, "a lesson's Keras program follows the Keras tab"
+    assert chosen_tabs(page, nested) == ["JAX backend"] * 3, "and its backend tabs the backend chosen"
+    page.goto(f"{server}/_gen/lessons/momentum.html")               # a script for Keras on TensorFlow only
+    assert chosen_tabs(page) == ["Keras 3 · TensorFlow"] * 3, "a lesson's one Keras row follows the Keras tab"
     assert watch.errors == [] and watch.outside == [], (watch.errors, watch.outside)
     context.close()
 

@@ -552,6 +552,7 @@ class LessonView:
     ran: dict                      # row -> step -> RanStep
     executed: dict                 # row -> its executed notebook (None: none)
     scripts: dict                  # row -> the script's bytes
+    paths: dict = field(default_factory=dict)   # row -> its script (rows of one program may share it)
 
 
 @dataclass
@@ -579,7 +580,8 @@ def lesson_view(site: SiteInput, evidence: LessonEvidence) -> LessonView:
         words=readme_text(lesson.folder),
         code={fw.name: source_steps(lesson.snippet_path(fw), lesson, lesson.name) for fw in evidence.rows},
         ran={name: ran_steps(notebook, lesson, lesson.name) for name, notebook in executed.items()},
-        executed=executed, scripts={fw.name: lesson.snippet_path(fw).read_bytes() for fw in evidence.rows})
+        executed=executed, scripts={fw.name: lesson.snippet_path(fw).read_bytes() for fw in evidence.rows},
+        paths={fw.name: lesson.snippet_path(fw) for fw in evidence.rows})
 
 
 def lesson_views(site: SiteInput) -> list[LessonView]:

@@ -73,13 +73,15 @@ def metric_label(metric: str) -> str:
             "accuracy": "test accuracy"}.get(metric, metric.replace("_", " "))
 
 
-def lesson_tab(lesson: Lesson, fw: Framework, step: str, result: dict | None, ran: dict, source_steps: dict) -> str:
-    """One row's tab of a step: the script's current code, what its run printed, its error or why it did not run."""
+def lesson_tab(lesson: Lesson, fw: Framework, step: str, result: dict | None, ran: dict, source_steps: dict,
+               code: bool = True) -> str:
+    """One row's tab of a step: the script's current code (unless `code` is False: a program shown once for
+    several rows), what its run printed, its error or why it did not run."""
     steps = {name: found.step for name, found in ran.items()}
     shown = source_steps.get(step) or steps.get(step)       # the current script's code, as the download is
     if shown is None:
         return "```{warning}\nThis script has no such step.\n```"
-    parts = [fence(shown.code, fw.language)]
+    parts = [fence(shown.code, fw.language)] if code else []
     if step in steps:
         if step in source_steps and not same_substance(steps[step], source_steps[step], fw.language):
             parts.append("```{attention}\nOlder code: the output below comes from a run whose code for this step "
@@ -97,6 +99,24 @@ def lesson_tab(lesson: Lesson, fw: Framework, step: str, result: dict | None, ra
                      f"{escape(result.get('reason', ''))}\n```")
     return "\n\n".join(parts)
 
+
+def program_tab(view: LessonView, rows: list[Framework], step: str) -> str:
+    """One program's tab for the rows that ran it (Keras 3 on three backends): its code once, then a tab per
+    row with that run's output, as on the benchmark pages."""
+    lesson, first = view.evidence.lesson, rows[0]
+    code = view.code[first.name].get(step)
+    if code is None:
+        return "```{warning}\nThis program has no such step.\n```"
+    lines = [fence(code.code, first.language), "",
+             f"<p class=\"rosetta-ran-by\">This one program ran {len(rows)} times: "
+             f"{', '.join(fw.backend for fw in rows)}.</p>", "",
+             ":::::{tab-set}", f":sync-group: {first.program}-row", ""]
+    for fw in rows:
+        outcome = lesson_tab(lesson, fw, step, view.evidence.current.get(fw.name), view.ran[fw.name],
+                             view.code[fw.name], code=False)
+        outcome = outcome or ("It printed nothing." if step in view.ran[fw.name] else "Not run.")
+        lines += [f"::::{{tab-item}} {fw.backend}", f":sync: {fw.name}", "", outcome, "::::", ""]
+    return "\n".join(lines + [":::::"])
 
 
 def other_machines(evidence: LessonEvidence) -> list[str]:
@@ -219,20 +239,29 @@ def chart_lines(view: LessonView, writer: Writer) -> list[str]:
 
 
 def code_lines(view: LessonView) -> list[str]:
-    """Each step's tabs, one per row with a script."""
-    lesson, shown = view.evidence.lesson, view.evidence.rows
+    """Each step's tabs: one per script, its rows' outcomes under it (a program that several rows ran, Keras 3's,
+    shows its code once and a tab per backend)."""
+    lesson = view.evidence.lesson
+    groups: dict = {}
+    for fw in view.evidence.rows:
+        groups.setdefault(view.paths[fw.name], []).append(fw)
+    # A tab syncs with its program's tab on the benchmark pages (Keras 3), unless the lesson has several
+    # scripts of that program (keras.py and keras-torch.py): then each is a tab of its own.
+    programs = [rows[0].program for rows in groups.values()]
     lines = ["## The code", "", "The same framework choice as on every other page.", ""]
-    # A row syncs with its program's tab on the benchmark pages (Keras 3), unless the lesson has
-    # several rows of that program: then each row is a tab of its own.
-    programs = [fw.program for fw in shown]
-    sync = {fw.name: fw.program if programs.count(fw.program) == 1 else fw.name for fw in shown}
     for step in lesson.steps:
-        lines += [f"### {step.capitalize()}", "", "::::{tab-set}", ":sync-group: framework", ""]
-        for fw in shown:
-            body = lesson_tab(lesson, fw, step, view.evidence.current.get(fw.name), view.ran[fw.name],
-                              view.code[fw.name])
-            lines += [f":::{{tab-item}} {fw.label}", f":sync: {sync[fw.name]}", "", body, ":::", ""]
-        lines += ["::::", ""]
+        # Colon fences nest by length: tab-set 7, tab-item 6, a program's per-row tab-set 5, its items 4.
+        lines += [f"### {step.capitalize()}", "", ":::::::{tab-set}", ":sync-group: framework", ""]
+        for rows in groups.values():
+            first = rows[0]
+            if len(rows) > 1:
+                label, sync, body = first.program_label, first.program, program_tab(view, rows, step)
+            else:
+                label, sync = first.label, first.program if programs.count(first.program) == 1 else first.name
+                body = lesson_tab(lesson, first, step, view.evidence.current.get(first.name), view.ran[first.name],
+                                  view.code[first.name])
+            lines += [f"::::::{{tab-item}} {label}", f":sync: {sync}", "", body, "::::::", ""]
+        lines += [":::::::", ""]
     return lines
 
 
