@@ -101,14 +101,20 @@ def _readable(values: list[float]) -> str:
     return f"{median:.4g} ({min(values):.4g}–{max(values):.4g})"
 
 
-def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | None = None) -> None:
+def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | None = None,
+            per_second: dict | None = None) -> None:
     """Measure every variant (see the module's docstring); print a summary and report the numbers.
 
     `facts` ({variant: {name: value}}) are numbers the script measured once, outside the timed
     calls (e.g. the largest difference between two variants' outputs): they join the variant's
-    measurements, so that a rule can check them.
+    measurements, so that a rule can check them. `per_second` ({unit: {variant: count}}) names
+    what one call of a variant processes (64 images): each timed call then also records
+    `<unit>_per_second`, the count over that call's seconds, so that a rule can compare throughputs.
     """
     names = list(variants)
+    for unit, counts in (per_second or {}).items():
+        if set(counts) != set(names):
+            raise KeyError(f"per_second[{unit!r}] counts {sorted(counts)}; the variants are {names}")
     for name in names:
         for _ in range(hp.warmup):
             _call(variants[name], hp.seed, memory=False)
@@ -116,7 +122,10 @@ def compare(hp: Settings, variants: dict, memory: bool = False, facts: dict | No
     for round_ in range(hp.repeats):
         shift = round_ % len(names)
         for name in names[shift:] + names[:shift]:
-            for key, value in _call(variants[name], hp.seed + round_, memory).items():
+            values = _call(variants[name], hp.seed + round_, memory)
+            for unit, counts in (per_second or {}).items():
+                values[f"{unit}_per_second"] = counts[name] / values["seconds"]
+            for key, value in values.items():
                 measured[name].setdefault(key, []).append(value)
     for name, values in (facts or {}).items():
         if name not in measured:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 
 import pytest
 
@@ -57,6 +58,10 @@ def test_a_lesson_is_read_from_its_toml(tmp_path):
     (lambda t: t.replace('title = "A lesson"\n', ""), "KeyError: 'title'"),
     (lambda t: "requires = 'tpu'\n" + t, "requires must be"),
     (lambda t: t.replace("at_least = 1.1", "at_least = "), "TOMLDecodeError"),
+    (lambda t: t + '[curve]\nx_label = "n"\nmetrics = ["seconds"]\nx = {a = 1, c = 2}\n', "not variants"),
+    (lambda t: t + '[curve]\nx_label = "n"\nmetrics = ["seconds"]\nx = {a = 0, b = 2}\n', "positive numbers"),
+    (lambda t: t + '[curve]\nx = {a = 1, b = 2}\n', "it needs x_label"),
+    (lambda t: 'controls = ["c"]\n' + t, "controls \\['c'\\] are not variants"),
 ])
 def test_a_broken_lesson_toml_is_one_message_naming_the_file(tmp_path, change, problem):
     folder = write(tmp_path, change(GOOD))
@@ -144,6 +149,20 @@ def test_compare_warms_up_alternates_passes_seeds_and_reports(tmp_path, monkeypa
     assert "3 rounds after 1 warm-up" in printed
     with pytest.raises(KeyError, match="not a variant"):
         lesson.compare(hp, {"a": a}, facts={"z": {"x": 1}})
+
+
+def test_compare_records_a_throughput_per_timed_call(tmp_path, monkeypatch, capsys):
+    write(tmp_path, GOOD)
+    monkeypatch.setenv("ROSETTA_LESSONS", str(tmp_path))
+    hp = lesson.settings("one", "cpu")
+    lesson.compare(hp, {"a": lambda: time.sleep(0.01), "b": lambda: time.sleep(0.02)},
+                   per_second={"images": {"a": 4, "b": 32}})
+    measured = json.loads(capsys.readouterr().out.splitlines()[-1])["metrics"]["variants"]
+    for name, count in (("a", 4), ("b", 32)):
+        seconds, rates = measured[name]["seconds"], measured[name]["images_per_second"]
+        assert len(rates) == 3 and rates == pytest.approx([count / s for s in seconds])
+    with pytest.raises(KeyError, match="the variants are"):
+        lesson.compare(hp, {"a": lambda: None}, per_second={"images": {"b": 1}})
 
 
 def test_a_variant_must_return_none_or_a_dict(tmp_path, monkeypatch):

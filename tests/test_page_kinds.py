@@ -133,13 +133,13 @@ def test_a_framework_view_says_how_far_each_tab_is_from_the_machine_s_peak(publi
     medians = {v: statistics.median(m["seconds"]) for v, m in stored["variants"].items()}
     fastest = min((v for v in medians if v != "as_written"), key=medians.get)
     assert lesson.variant == fastest and lesson.speedup == pytest.approx(medians["as_written"] / medians[fastest])
-    assert all(c.tuned == [] for c in views["jax"].ceilings), "no tuning lesson has a JAX script"
+    assert all(c.tuned == [] for c in views["theano"].ceilings), "no tuning lesson has a Theano script"
 
     writer = Collected()
-    framework_page.render(views["jax"], writer)
-    page = writer.files["frameworks/jax.md"]
+    framework_page.render(views["theano"], writer)
+    page = writer.files["frameworks/theano.md"]
     assert "## How far from the machine?" in page and "no tuning lesson has a script for this row" in page
-    assert writer.files["frameworks/jax-ceiling.png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert writer.files["frameworks/theano-ceiling.png"][:8] == b"\x89PNG\r\n\x1a\n"
     framework_page.render(views["pytorch"], writer)
     shown = f"{escape(lesson.variant)} ({lesson.speedup:.2f}× the code as written"
     assert shown in writer.files["frameworks/pytorch.md"]
@@ -172,3 +172,28 @@ def test_a_framework_page_says_what_each_lesson_with_its_script_found_for_it(pub
     line = next(line for line in page.splitlines() if "NumPy&#x27;s tanh" in line or "NumPy's tanh" in line)
     assert "{bdg-success}`holds`" in line, line
     assert framework_page.lessons_section(dataclasses.replace(theano, lessons=[])) == [], "no lesson: no section"
+
+
+def test_a_lesson_with_a_curve_draws_its_variants_as_lines_not_bars(site):
+    """[curve]: one chart, a line per framework through the variants' points (batch sizes), for every metric
+    it lists that was measured; a metric measured nowhere (GPU memory on a CPU) is no panel."""
+    import dataclasses
+    view = next(view for view in gather.lesson_views(site) if view.evidence.lesson.curve)
+    lesson = view.evidence.lesson
+    sizes = {name: at for name, at in lesson.curve["x"].items() if at <= 32}
+    measured = {name: {"seconds": [1.0 / at, 1.1 / at], "images_per_second": [32.0 * at, 30.0 * at],
+                       "peak_memory_mb": [10.0 * at]} for name, at in sizes.items()}
+    ok = {"status": "ok", "variants": measured}
+    rows = view.evidence.rows[:2]
+    current = {fw.name: ok for fw in rows}
+    shown = dataclasses.replace(view, evidence=dataclasses.replace(view.evidence, current=current))
+    writer = Collected()
+    from rosetta.site import lesson_pages
+    lines = lesson_pages.chart_lines(shown, writer)
+    assert list(writer.files) == [f"lessons/{lesson.name}-curve.png"], "one chart; no bars for the curve's metric"
+    assert writer.files[f"lessons/{lesson.name}-curve.png"][:8] == b"\x89PNG\r\n\x1a\n"
+    caption = "\n".join(lines)
+    assert "Images per second and extra peak memory, MB against images per batch" in caption
+    assert "gpu" not in caption.lower(), "GPU memory was measured nowhere: no panel, no caption"
+    nothing = dataclasses.replace(view, evidence=dataclasses.replace(view.evidence, current={}))
+    assert lesson_pages.chart_lines(nothing, Collected()) == []

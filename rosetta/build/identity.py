@@ -23,7 +23,7 @@ EXAMPLE_PAGE_KEYS = ("title", "short_title", "order", "summary", "throughput_uni
                      "reference", "weights")
 # Keys of lesson.toml that only the pages read: the rules are judged from the measured values when a page
 # is written; of the variants, only their names reach a run (the text describes them).
-LESSON_PAGE_KEYS = ("title", "claim", "source", "order", "concerns", "rules", "left_out")
+LESSON_PAGE_KEYS = ("title", "claim", "source", "order", "concerns", "rules", "left_out", "curve", "controls")
 
 
 def python_identity(source: str) -> str:

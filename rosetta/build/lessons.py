@@ -56,6 +56,8 @@ class Lesson:
     requires: str = ""         # "gpu": only judged on a machine with one
     data_module: str = ""      # the data set it reads, prepared (and checksummed) by the build
     left_out: dict = field(default_factory=dict)   # row -> why it has no script of this lesson ([[left_out]])
+    curve: dict = field(default_factory=dict)      # [curve]: variants as points of a line (x_label, x, metrics)
+    controls: tuple = ()       # variants that take a snippet's own speed-up away (never counted as tuned)
 
     def snippet_path(self, fw: Framework | str) -> Path:
         return script_in(self.folder, fw)
@@ -91,6 +93,22 @@ def accounting_problems(lesson: Lesson, known: list[Framework]) -> list[str]:
     return [f"{lesson.folder / 'lesson.toml'}: {problem}" for problem in problems]
 
 
+def check_curve(curve: dict, variants: list[str]) -> str:
+    """What is wrong with a [curve] table ("" when nothing): it places variants on a numeric axis
+    (x = {variant = number}), named by x_label, and draws the listed metrics against it."""
+    if not curve:
+        return ""
+    x, metrics = curve.get("x"), curve.get("metrics")
+    if not curve.get("x_label") or not isinstance(x, dict) or not x or not metrics:
+        return "it needs x_label, x (variant = number) and metrics (a list of metric names)"
+    unknown = [name for name in x if name not in variants]
+    if unknown:
+        return f"x places {unknown}, which are not variants ({', '.join(variants)})"
+    if not all(isinstance(value, (int, float)) and value > 0 for value in x.values()):
+        return "x's values must be positive numbers (the axis is logarithmic)"
+    return ""
+
+
 def load_lesson(folder: Path) -> Lesson:
     path = folder / "lesson.toml"
     try:
@@ -103,7 +121,8 @@ def load_lesson(folder: Path) -> Lesson:
                         settings=dict(meta.get("settings", {})), steps=tuple(meta.get("steps", DEFAULT_STEPS)),
                         order=int(meta.get("order", 100)), concerns=tuple(meta.get("concerns", ())),
                         requires=meta.get("requires", ""), data_module=meta.get("data_module", ""),
-                        left_out=left_out_rows(meta.get("left_out", ())))
+                        left_out=left_out_rows(meta.get("left_out", ())), curve=dict(meta.get("curve", {})),
+                        controls=tuple(meta.get("controls", ())))
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise LessonError(f"{path}: {type(exc).__name__}: {exc}") from None
     if not rules:
@@ -120,7 +139,13 @@ def load_lesson(folder: Path) -> Lesson:
     if lesson.requires == "gpu" and any(rule.get("device") == "cpu" for rule in rules):
         raise LessonError(f"{path}: a lesson that requires a GPU runs only on one: a rule with device = \"cpu\" "
                           "could never be judged")
-    timed = any(rule["metric"] == "seconds" for rule in rules)
+    unknown = [name for name in lesson.controls if name not in variants]
+    if unknown:
+        raise LessonError(f"{path}: controls {unknown} are not variants ({', '.join(variants)})")
+    curve_problem = check_curve(lesson.curve, list(variants))
+    if curve_problem:
+        raise LessonError(f"{path}: [curve]: {curve_problem}")
+    timed = any(rule["metric"] == "seconds" or rule["metric"].endswith("_per_second") for rule in rules)
     for name, sizes in profiles.items():
         repeats = int(sizes.get("repeats", lesson.settings.get("repeats", 3)))
         if timed and name != "smoke" and repeats < MIN_TIMED_REPEATS:

@@ -123,6 +123,48 @@ def variants_chart(lesson, metric: str, label: str, rows: list[tuple[str, dict |
     return png(figure)
 
 
+def curve_chart(curve: dict, labels: dict, rows: list[tuple[str, dict | None]]) -> tuple[bytes, list[str]] | None:
+    """A lesson whose variants are points on an axis (batch sizes): a panel per metric in `curve["metrics"]`
+    that some row measured (titled by `labels`), a line per framework through the medians with min–max
+    whiskers, on logarithmic axes (batch sizes double; a throughput that doubles is as far up at any
+    height). The PNG and the metrics drawn."""
+    x = curve["x"]
+    panels = []
+    for metric in curve["metrics"]:
+        lines = []
+        for name, result in rows:
+            variants = result.get("variants", {}) if result and result["status"] == Outcome.OK else {}
+            points = sorted((at, variants[v][metric]) for v, at in x.items() if variants.get(v, {}).get(metric))
+            if points:
+                lines.append((name, points))
+        if lines:
+            panels.append((metric, lines))
+    if not panels:
+        return None
+    figure, grid = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.6, 3.8), dpi=110, squeeze=False)
+    names = list(dict.fromkeys(name for _, lines in panels for name, _ in lines))
+    colours = {name: plt.get_cmap("tab10")(i % 10) for i, name in enumerate(names)}
+    for axes, (metric, lines) in zip(grid[0], panels):
+        for name, points in lines:
+            at = [point for point, _ in points]
+            middle = [float(np.median(values)) for _, values in points]
+            low = [m - min(values) for m, (_, values) in zip(middle, points)]
+            high = [max(values) - m for m, (_, values) in zip(middle, points)]
+            axes.errorbar(at, middle, yerr=[low, high], color=colours[name], marker="o", markersize=4,
+                          capsize=3, label=name)
+        axes.set_xscale("log", base=2)
+        axes.set_yscale("log")
+        ticks = sorted(x.values())
+        axes.set_xticks(ticks, [f"{value:g}" for value in ticks])
+        axes.minorticks_off()
+        axes.set_xlabel(curve["x_label"])
+        axes.set_title(labels.get(metric, metric), fontsize=10)
+        axes.grid(True, which="major", linewidth=0.4, alpha=0.5)
+        axes.spines[["top", "right"]].set_visible(False)
+    grid[0][0].legend(fontsize=8, frameon=False)
+    return png(figure), [metric for metric, _ in panels]
+
+
 def ceiling_chart(groups: list[tuple[str, list[tuple[str, float]]]], peak_text: str) -> bytes | None:
     """How far a row is from its machine: per benchmark, bars of the share of the machine's float32
     matrix-multiply peak (the tab as written, then tuned), on an axis that ends at the peak (100 %)."""

@@ -363,8 +363,9 @@ def peak_fraction(result: dict, operations: float | None, peak: dict | None) -> 
 
 
 def best_tuned(project: Project, lesson: Lesson, fw: Framework, machine: str) -> Tuned | None:
-    """The row's fastest variant in a tuning lesson, from its result on `machine` if there is one, else
-    its newest elsewhere (smoke runs, on synthetic data with one call, judge nothing)."""
+    """The row's fastest variant in a tuning lesson (its controls, which take a speed-up away, aside), from its
+    result on `machine` if there is one, else its newest elsewhere (smoke runs, on synthetic data with one call,
+    judge nothing)."""
     ran = [r for r in store.all_stored(project, store.LESSON, lesson.name)
            if r["framework"] == fw.name and r["status"] == Outcome.OK and r["profile"] != "smoke"]
     if not ran:
@@ -372,7 +373,7 @@ def best_tuned(project: Project, lesson: Lesson, fw: Framework, machine: str) ->
     result = max(ran, key=lambda r: (r["machine"] == machine, r.get("provenance", {}).get("date", "")))
     medians = {name: statistics.median(v["seconds"]) for name, v in result["variants"].items() if v.get("seconds")}
     others = {name: medians[AS_WRITTEN] / seconds for name, seconds in medians.items()
-              if name != AS_WRITTEN and seconds > 0} if medians.get(AS_WRITTEN) else {}
+              if name != AS_WRITTEN and name not in lesson.controls and seconds > 0} if medians.get(AS_WRITTEN) else {}
     if not others:
         return None
     variant = max(others, key=others.get)

@@ -68,9 +68,15 @@ def measurement_table(rows: list[Framework], current: dict) -> list[str]:
     return lines
 
 
+def sentence(text: str) -> str:
+    """`text` with a capital first letter, and the rest as it is (MB stays MB)."""
+    return text[:1].upper() + text[1:]
+
+
 def metric_label(metric: str) -> str:
     return {"seconds": "seconds per call", "peak_memory_mb": "extra peak memory, MB",
-            "accuracy": "test accuracy"}.get(metric, metric.replace("_", " "))
+            "gpu_peak_memory_mb": "peak GPU memory, MB",
+            "accuracy": "test accuracy"}.get(metric, metric.replace("_per_", " per ").replace("_", " "))
 
 
 def lesson_tab(lesson: Lesson, fw: Framework, step: str, result: dict | None, ran: dict, source_steps: dict,
@@ -221,6 +227,19 @@ def rows_lines(lesson: Lesson, rows: list[Framework], frameworks: list[Framework
 def chart_lines(view: LessonView, writer: Writer) -> list[str]:
     """A chart per metric that a rule compares with a baseline (written beside the page)."""
     lesson, current, lines, charted = view.evidence.lesson, view.evidence.current, [], set()
+    if lesson.curve:                                       # variants as points of a line: one chart of them all
+        charted.update(lesson.curve["metrics"])
+        labels = {metric: metric_label(metric) for metric in lesson.curve["metrics"]}
+        rows = [(fw.label, current.get(fw.name)) for fw in view.evidence.rows]
+        drawn = charts.curve_chart(lesson.curve, labels, rows)
+        if drawn:
+            chart, metrics = drawn
+            writer.write(f"lessons/{lesson.name}-curve.png", chart)
+            shown = " and ".join(labels[metric] for metric in metrics)
+            lines += [f"```{{figure}} {lesson.name}-curve.png", f":alt: {shown} against {lesson.curve['x_label']}",
+                      ":figclass: rosetta-chart", "",
+                      f"{sentence(shown)} against {lesson.curve['x_label']}, per framework "
+                      "(points: median; whiskers: min–max; both axes logarithmic).", "```", ""]
     for rule in lesson.rules:
         if not rule.get("baseline") or rule["metric"] in charted:
             continue
@@ -233,7 +252,7 @@ def chart_lines(view: LessonView, writer: Writer) -> list[str]:
             writer.write(f"lessons/{lesson.name}-{rule['metric']}.png", chart)
             lines += [f"```{{figure}} {lesson.name}-{rule['metric']}.png", f":alt: {metric_label(rule['metric'])}",
                       ":figclass: rosetta-chart", "",
-                      f"{metric_label(rule['metric']).capitalize()} per variant and framework "
+                      f"{sentence(metric_label(rule['metric']))} per variant and framework "
                       "(bars: median; whiskers: min–max).", "```", ""]
     return lines
 
