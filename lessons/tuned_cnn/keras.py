@@ -7,9 +7,9 @@
 # ---
 
 # %% [markdown]
-# # The CNN's training step, as written and tuned, in TensorFlow (Keras 3)
-# Keras' layout is the snippet's (channels-last on a CPU, where TensorFlow's kernels need it):
-# the tuned variant is XLA.
+# # The CNN's training step, as written and tuned, in Keras 3 (on each backend)
+# Keras' one speed-up switch is its compiler, `compile(jit_compile=...)`, whose default "auto" each
+# backend resolves its own way: the three variants show "auto" beside on (True) and off (False).
 
 # %% tags=["setup"]
 import os
@@ -18,7 +18,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-u
 import time
 
 import keras
-import tensorflow as tf
 from keras import layers
 
 from rosetta import lesson
@@ -26,7 +25,8 @@ from rosetta.data import cifar10
 
 hp = lesson.settings("tuned_cnn")
 keras.utils.set_random_seed(hp.seed)
-on_gpu = bool(tf.config.list_physical_devices("GPU"))
+backend = keras.backend.backend()                    # "tensorflow", "jax" or "torch", from KERAS_BACKEND
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
 # As in the snippet: cuDNN is fastest channels-first; TensorFlow's CPU kernels only run channels-last.
 keras.config.set_image_data_format("channels_first" if on_gpu else "channels_last")
 x_train, y_train, _, _ = cifar10.load(hp, layout="NCHW" if on_gpu else "NHWC")
@@ -61,8 +61,14 @@ def trainer(model):
 
 
 first = vggish()
-second = vggish()
-second.set_weights(first.get_weights())                 # the same starting weights in both
+models = {"as_written": first, "compiled": vggish(), "uncompiled": vggish()}
+# On PyTorch, Keras' jit_compile=True is torch.compile with Inductor, always (tens of seconds of code
+# generation): where the lesson asks for another torch.compile backend (the smoke run's tracing-only "eager") or
+# none, that variant is left out there.
+if backend == "torch" and hp.torch_compile_backend != "inductor":
+    del models["compiled"]
+for model in models.values():
+    model.set_weights(first.get_weights())              # the same starting weights in all three
 
 
 # %% tags=["variants"]
@@ -72,20 +78,20 @@ def sgd():
 
 loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
-# As written: compile() leaves jit_compile at "auto", which Keras resolves to False on a machine
-# without a GPU (and to True with one): fit() then runs the step as a tf.function graph of
-# TensorFlow's own kernels.
-first.compile(optimizer=sgd(), loss=loss)
-as_written = trainer(first)
-
-# jit_compile=True: XLA compiles the whole step (forward, gradients, update) into fused kernels,
-# once, in the first call.
-second.compile(optimizer=sgd(), loss=loss, jit_compile=True)
-compiled = trainer(second)
-print("jit_compile:", first.jit_compile, "(as written),", second.jit_compile, "(compiled)")
+# As written: compile() leaves jit_compile at "auto". On JAX that is jax.jit, always (XLA); on TensorFlow,
+# XLA on a GPU only (on a CPU: a tf.function graph of TensorFlow's own kernels); on PyTorch, no compiler.
+models["as_written"].compile(optimizer=sgd(), loss=loss)
+# jit_compile=True: the whole step compiled, once, in the first call: XLA on TensorFlow and JAX,
+# torch.compile on PyTorch.
+if "compiled" in models:
+    models["compiled"].compile(optimizer=sgd(), loss=loss, jit_compile=True)
+# jit_compile=False: no compiler. On JAX every operation then runs on its own from Python; TensorFlow
+# still traces the step into a tf.function graph.
+models["uncompiled"].compile(optimizer=sgd(), loss=loss, jit_compile=False)
+print(backend, "jit_compile:", {name: model.jit_compile for name, model in models.items()})
 
 # %% tags=["measure"]
-variants = {"as_written": as_written, "compiled": compiled}
+variants = {name: trainer(model) for name, model in models.items()}
 first_call = {}                                          # the first call, compilation included, timed once
 for name, train in variants.items():
     started = time.perf_counter()

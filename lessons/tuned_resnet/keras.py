@@ -7,9 +7,9 @@
 # ---
 
 # %% [markdown]
-# # ResNet-50 features, as written and tuned, in TensorFlow (Keras 3)
-# Keras' ResNet50 is channels-last already and `predict_on_batch` already runs a compiled
-# `tf.function`: the tuned variant is XLA.
+# # ResNet-50 features, as written and tuned, in Keras 3 (on each backend)
+# Keras' one speed-up switch is its compiler, `compile(jit_compile=...)`, whose default "auto" each
+# backend resolves its own way: the three variants show "auto" beside on (True) and off (False).
 
 # %% tags=["setup"]
 import os
@@ -25,14 +25,19 @@ from rosetta.data import random_images
 
 hp = lesson.settings("tuned_resnet")
 keras.utils.set_random_seed(hp.seed)
-images = random_images.load(hp, layout="NHWC")           # channels last
+backend = keras.backend.backend()                       # "tensorflow", "jax" or "torch", from KERAS_BACKEND
+on_gpu = any(name in str(keras.ops.zeros(()).device).lower() for name in ("gpu", "cuda"))
+# The snippet's layout: channels first on a GPU and on PyTorch (Keras' torch backend copies channels-last
+# maps around every convolution), channels last on TensorFlow's and JAX's CPU kernels.
+layout = "channels_first" if on_gpu or backend == "torch" else "channels_last"
+keras.config.set_image_data_format(layout)
+images = random_images.load(hp, layout="NCHW" if layout == "channels_first" else "NHWC")
 check, *batches = np.split(images, len(images) // hp.batch_size)   # the first checks the variants, the rest are timed
 
 
 def resnet50():
     # Random weights (weights=None): nothing is downloaded here.
-    return keras.applications.ResNet50(weights=None, include_top=False, pooling="avg",
-                                       input_shape=(hp.image_size, hp.image_size, 3))
+    return keras.applications.ResNet50(weights=None, include_top=False, pooling="avg", input_shape=images.shape[1:])
 
 
 def extractor(forward):
@@ -43,20 +48,29 @@ def extractor(forward):
     return extract
 
 
-model = resnet50()
-twin = resnet50()
-twin.set_weights(model.get_weights())                   # the same weights in both
+models = {"as_written": resnet50(), "compiled": resnet50(), "uncompiled": resnet50()}
+# On PyTorch, Keras' jit_compile=True is torch.compile with Inductor, always (tens of seconds of code
+# generation): where the lesson asks for another torch.compile backend (the smoke run's tracing-only "eager") or
+# none, that variant is left out there.
+if backend == "torch" and hp.torch_compile_backend != "inductor":
+    del models["compiled"]
+for model in models.values():
+    model.set_weights(models["as_written"].get_weights())   # the same weights in all three
 
 # %% tags=["variants"]
-# As written: no compile(), so jit_compile stays "auto", which Keras resolves to False on a
-# machine without a GPU (and to True with one): predict_on_batch then runs a tf.function graph
-# of TensorFlow's own kernels.
-forwards = {"as_written": model.predict_on_batch}
-
-# jit_compile=True: the inference function is compiled by XLA, once, in its first call.
-twin.compile(jit_compile=True)
-forwards["compiled"] = twin.predict_on_batch
-print("jit_compile:", model.jit_compile, "(as written),", twin.jit_compile, "(compiled)")
+# As written: jit_compile="auto", as the snippet compiles. On JAX that is jax.jit, always (XLA); on
+# TensorFlow, XLA on a GPU only (on a CPU: a tf.function graph of TensorFlow's own kernels); on
+# PyTorch, no compiler.
+models["as_written"].compile(optimizer=None, jit_compile="auto")
+# jit_compile=True: the inference function compiled once, in its first call: XLA on TensorFlow and JAX,
+# torch.compile on PyTorch.
+if "compiled" in models:
+    models["compiled"].compile(optimizer=None, jit_compile=True)
+# jit_compile=False: no compiler. On JAX every layer's operations then run one by one from Python;
+# TensorFlow still traces a tf.function graph.
+models["uncompiled"].compile(optimizer=None, jit_compile=False)
+print(backend, "jit_compile:", {name: model.jit_compile for name, model in models.items()})
+forwards = {name: model.predict_on_batch for name, model in models.items()}
 
 # %% tags=["measure"]
 facts, reference = {}, None
