@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Fused RNN layers, in TensorFlow (Keras 3)
+# # Fused RNN layers, in Keras 3 (on each backend)
 
 # %% tags=["setup"]
 import os
@@ -15,7 +15,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-up chatter out
 import keras
 import numpy as np
-import tensorflow as tf
 from keras import layers
 
 from rosetta import lesson
@@ -44,18 +43,19 @@ def trainer(model):
     def train():
         for i in range(hp.batches):
             rows = slice(i * hp.batch_size, (i + 1) * hp.batch_size)
-            model.train_on_batch(x_train[rows], y_train[rows])   # one compiled step (a tf.function)
+            model.train_on_batch(x_train[rows], y_train[rows])   # one step, compiled as the backend's default
     return train
 
 
 # %% tags=["variants"]
 stepped = classifier(layers.RNN(layers.GRUCell(hp.hidden_size)))   # the generic loop over a cell
-# GRU runs cuDNN's fused kernel when a GPU is there; on a CPU it falls back to the same loop.
+# GRU runs cuDNN's fused kernel on a GPU (TensorFlow, JAX and PyTorch backends alike); on a CPU each
+# backend's own loop: tf.while_loop, jax.lax.scan, and on PyTorch a Python loop (the keras_gru_on_torch lesson).
 fused = classifier(layers.GRU(hp.hidden_size))
 fused.set_weights(stepped.get_weights())                # the same weights (both reset_after=True)
 max_difference = float(np.abs(stepped.predict(x_test, verbose=0) - fused.predict(x_test, verbose=0)).max())
 print(f"largest difference between the two models' logits: {max_difference:.2e}")
-print("GPU:", bool(tf.config.list_physical_devices("GPU")))
+print(keras.backend.backend(), "on", keras.ops.zeros(()).device)
 
 # %% tags=["measure"]
 lesson.compare(hp, {"stepped": trainer(stepped), "fused": trainer(fused)},
