@@ -9,7 +9,7 @@
 # %% [markdown]
 # # ResNet-50 features, as written and tuned, in Keras 3 (on each backend)
 # Keras' one speed-up switch is its compiler, `compile(jit_compile=...)`, whose default "auto" each
-# backend resolves its own way: the three variants show "auto" beside on (True) and off (False).
+# backend resolves its own way: beside "auto", the other setting (True where "auto" is off, False where on).
 
 # %% tags=["setup"]
 import os
@@ -48,27 +48,26 @@ def extractor(forward):
     return extract
 
 
-models = {"as_written": resnet50(), "compiled": resnet50(), "uncompiled": resnet50()}
-# On PyTorch, Keras' jit_compile=True is torch.compile with Inductor, always (tens of seconds of code
-# generation): where the lesson asks for another torch.compile backend (the smoke run's tracing-only "eager") or
-# none, that variant is left out there.
-if backend == "torch" and hp.torch_compile_backend != "inductor":
-    del models["compiled"]
-for model in models.values():
-    model.set_weights(models["as_written"].get_weights())   # the same weights in all three
+as_written, twin = resnet50(), resnet50()
+twin.set_weights(as_written.get_weights())              # the same weights in both
 
 # %% tags=["variants"]
 # As written: jit_compile="auto", as the snippet compiles. On JAX that is jax.jit, always (XLA); on
 # TensorFlow, XLA on a GPU only (on a CPU: a tf.function graph of TensorFlow's own kernels); on
 # PyTorch, no compiler.
-models["as_written"].compile(optimizer=None, jit_compile="auto")
-# jit_compile=True: the inference function compiled once, in its first call: XLA on TensorFlow and JAX,
-# torch.compile on PyTorch.
-if "compiled" in models:
-    models["compiled"].compile(optimizer=None, jit_compile=True)
-# jit_compile=False: no compiler. On JAX every layer's operations then run one by one from Python;
-# TensorFlow still traces a tf.function graph.
-models["uncompiled"].compile(optimizer=None, jit_compile=False)
+as_written.compile(optimizer=None, jit_compile="auto")
+models = {"as_written": as_written}
+if not as_written.jit_compile:
+    # jit_compile=True: the inference function compiled once, in its first call: XLA on TensorFlow, torch.compile
+    # on PyTorch. There Keras' torch.compile always uses Inductor (tens of seconds of code generation): where the
+    # lesson asks for another backend (the smoke run's tracing-only "eager"), the variant is left out.
+    if backend != "torch" or hp.torch_compile_backend == "inductor":
+        twin.compile(optimizer=None, jit_compile=True)
+        models["compiled"] = twin
+else:
+    # jit_compile=False: no compiler. On JAX every layer's operations then run one by one from Python.
+    twin.compile(optimizer=None, jit_compile=False)
+    models["uncompiled"] = twin
 print(backend, "jit_compile:", {name: model.jit_compile for name, model in models.items()})
 forwards = {name: model.predict_on_batch for name, model in models.items()}
 

@@ -127,7 +127,7 @@ def curve_chart(curve: dict, labels: dict, rows: list[tuple[str, dict | None]]) 
     """A lesson whose variants are points on an axis (batch sizes): a panel per metric in `curve["metrics"]`
     that some row measured (titled by `labels`), a line per framework through the medians with min–max
     whiskers, on logarithmic axes (batch sizes double; a throughput that doubles is as far up at any
-    height). The PNG and the metrics drawn."""
+    height; a panel with values below 1 is linear up to 1). The PNG and the metrics drawn."""
     x = curve["x"]
     panels = []
     for metric in curve["metrics"]:
@@ -153,8 +153,12 @@ def curve_chart(curve: dict, labels: dict, rows: list[tuple[str, dict | None]]) 
             axes.errorbar(at, middle, yerr=[low, high], color=colours[name], marker="o", markersize=4,
                           capsize=3, label=name)
         axes.set_xscale("log", base=2)
-        axes.set_yscale("log")
-        ticks = sorted(x.values())
+        if min(min(values) for _, points in lines for _, values in points) < 1:
+            axes.set_yscale("symlog", linthresh=1)        # values near 0 (memory a pool already held): linear below 1
+            axes.set_ylim(bottom=0)
+        else:
+            axes.set_yscale("log")
+        ticks = sorted({point for _, points in lines for point, _ in points})   # the sizes measured, not all in x
         axes.set_xticks(ticks, [f"{value:g}" for value in ticks])
         axes.minorticks_off()
         axes.set_xlabel(curve["x_label"])

@@ -239,7 +239,7 @@ def chart_lines(view: LessonView, writer: Writer) -> list[str]:
             lines += [f"```{{figure}} {lesson.name}-curve.png", f":alt: {shown} against {lesson.curve['x_label']}",
                       ":figclass: rosetta-chart", "",
                       f"{sentence(shown)} against {lesson.curve['x_label']}, per framework "
-                      "(points: median; whiskers: min–max; both axes logarithmic).", "```", ""]
+                      "(points: median; whiskers: min–max; logarithmic axes, linear below 1).", "```", ""]
     for rule in lesson.rules:
         if not rule.get("baseline") or rule["metric"] in charted:
             continue
