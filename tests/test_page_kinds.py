@@ -197,3 +197,15 @@ def test_a_lesson_with_a_curve_draws_its_variants_as_lines_not_bars(site):
     assert "gpu" not in caption.lower(), "GPU memory was measured nowhere: no panel, no caption"
     nothing = dataclasses.replace(view, evidence=dataclasses.replace(view.evidence, current={}))
     assert lesson_pages.chart_lines(nothing, Collected()) == []
+
+
+def test_the_measurement_table_lists_variants_in_the_lesson_s_order(site):
+    """batch_1, batch_4, batch_16, batch_32 as lesson.toml lists them, not batch_1, batch_16, batch_32, batch_4."""
+    from rosetta.site import lesson_pages
+    view = next(view for view in gather.lesson_views(site) if view.evidence.lesson.curve)
+    lesson, fw = view.evidence.lesson, view.evidence.rows[0]
+    sizes = ["batch_32", "batch_16", "batch_4", "batch_1"]                  # as a stored result's sorted keys may come
+    result = {"status": "ok", "variants": {name: {"seconds": [1.0]} for name in sorted(sizes)}}
+    lines = lesson_pages.measurement_table(lesson, [fw], {fw.name: result})
+    shown = [line.split("`")[1] for line in lines[2:]]
+    assert shown == ["batch_1", "batch_4", "batch_16", "batch_32"]

@@ -49,20 +49,23 @@ def verdict_table(lesson: Lesson, rows: list[Framework], current: dict, machine_
     return lines
 
 
-def measurement_table(rows: list[Framework], current: dict) -> list[str]:
+def measurement_table(lesson: Lesson, rows: list[Framework], current: dict) -> list[str]:
+    """Each row's variants, in the order lesson.toml lists them (batch_1, batch_4, batch_16: not as sorted text)."""
     metrics = []
     for result in current.values():
         for measured in result.get("variants", {}).values():
             metrics += [m for m in measured if m not in metrics]
     if not metrics:
         return []
+    order = {name: index for index, name in enumerate(lesson.variants)}
     lines = ["| framework | variant | " + " | ".join(metric_label(m) for m in metrics) + " |",
              "|---|---|" + "---|" * len(metrics)]
     for fw in rows:
         result = current.get(fw.name)
         if not result or result["status"] != Outcome.OK:
             continue
-        for variant, measured in result.get("variants", {}).items():
+        ran = result.get("variants", {})
+        for variant, measured in sorted(ran.items(), key=lambda item: order.get(item[0], len(order))):
             cells = [measured_text(measured[m], m) if measured.get(m) else "" for m in metrics]
             lines.append(f"| {fw.label} | `{variant}` | " + " | ".join(cells) + " |")
     return lines
@@ -313,7 +316,7 @@ def failure_lines(view: LessonView) -> list[str]:
 
 def render_lesson(view: LessonView, writer: Writer) -> None:
     lines = [*verdict_lines(view)]
-    table = measurement_table(view.evidence.rows, view.evidence.current)
+    table = measurement_table(view.evidence.lesson, view.evidence.rows, view.evidence.current)
     if table:
         lines += ["## Measurements", "", "Median over the rounds (min–max).", "", *table, ""]
     lines += [*chart_lines(view, writer), *code_lines(view), *download_lines(view, writer), *failure_lines(view)]
