@@ -10,6 +10,9 @@
 # # No gradient to the input, in TensorFlow (tf.nn, no Keras)
 
 # %% tags=["setup"]
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # keep TensorFlow's start-up chatter out
 import tensorflow as tf
 
 from rosetta import lesson
@@ -46,7 +49,8 @@ def train_step(with_input_gradient):
         for v, velocity, g in zip(variables, velocities, gradients):
             velocity.assign(hp.momentum * velocity - hp.learning_rate * g)   # classic momentum, as the CNN tab
             v.assign_add(velocity)
-        return loss
+        # Returned, so that the graph keeps it: a tf.function prunes what feeds neither an output nor a variable.
+        return (loss, gradients[-1]) if with_input_gradient else (loss,)
     return step
 
 
@@ -54,7 +58,7 @@ def trainer(step):
     def train():
         for i in range(hp.batches):
             rows = slice(i * hp.batch_size, (i + 1) * hp.batch_size)
-            loss = step(x_train[rows], y_train[rows])
+            loss, *_ = step(x_train[rows], y_train[rows])
         loss.numpy()                                     # waits for the GPU, if there is one
     return train
 
