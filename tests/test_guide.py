@@ -10,7 +10,10 @@ from rosetta.site.gather import Columns
 # Every system the brief of the guide names, by id.
 REQUIRED_IDS = {"caffe", "caffe2", "tensorflow", "torch7", "pytorch", "theano", "lasagne", "keras", "mxnet", "cntk",
                 "chainer", "deeplearning4j", "leaf", "convnetjs", "dsstne", "digits", "neon", "marvin", "brainstorm",
-                "purine", "minerva", "cuda-convnet2", "knet", "r-keras", "jax", "paddlepaddle", "tensorflow-js"}
+                "purine", "minerva", "cuda-convnet2", "knet", "r-keras", "jax", "paddlepaddle", "tensorflow-js",
+                # the travel companions and the wrappers the two source documents name (issue 27)
+                "onnx", "mmdnn", "cxxnet", "pylearn2", "blocks", "deepy", "scikit-neuralnetwork", "nolearn",
+                "scikit-theano", "tflearn", "tf-slim"}
 
 EXAMPLE = """\
 title = "{title}"

@@ -63,7 +63,11 @@ def guide_page(view: GuideView) -> str:
              "Every system of the original study, and of a survey of the deep-learning frameworks of its time: "
              "who made it, how it turns a model into computation, what it offered for several GPUs or machines, "
              "and where it went. A system that a row of this project runs shows what happened to it in this "
-             "build; one without a row says whether it installs here, or why it cannot.", ""]
+             "build; one without a row says whether it installs here, or why it cannot "
+             "(`benchmarks/try_installs.py` tries those again and records what happened). What the original "
+             "study set out of its scope (support, pretrained models, custom layers, data loaders, debugging, "
+             "platforms, distributed training), and what this site covers of it: see "
+             "{ref}`the methodology <out-of-scope>`.", ""]
     systems = view.systems
     if view.problems:
         lines += ["```{error}", f"`docs/{SYSTEMS_FILE}` does not validate, so the guide lists no system:", "",
