@@ -35,11 +35,13 @@ net = slim.max_pool2d(slim.conv2d(x, 50, [3, 3]), [2, 2])
 logits = slim.fully_connected(slim.flatten(net), 10, activation_fn=None)
 with tf.compat.v1.Session() as session:
     session.run(tf.compat.v1.global_variables_initializer())
-    print("logits", session.run(logits, {x: np.zeros((2, 32, 32, 3), np.float32)}).shape, "from TensorFlow", tf.__version__)
+    out = session.run(logits, {x: np.zeros((2, 32, 32, 3), np.float32)})
+    print("logits", out.shape, "from TensorFlow", tf.__version__)
 """
 MMDNN_PYTORCH = """
 import argparse, tempfile, torch, torch.nn as nn
-model = nn.Sequential(nn.Conv2d(3, 50, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(50 * 16 * 16, 10))
+model = nn.Sequential(nn.Conv2d(3, 50, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                      nn.Linear(50 * 16 * 16, 10))
 folder = tempfile.mkdtemp()
 torch.save(model, folder + "/cnn.pth")                       # MMdnn reads a whole pickled model
 torch.serialization.add_safe_globals([nn.Sequential, nn.Conv2d, nn.ReLU, nn.MaxPool2d, nn.Flatten, nn.Linear])
@@ -129,7 +131,8 @@ def attempt(spec: Attempt, work: Path) -> dict:
         target = place / "site"
         env = {**os.environ, **environment_variables(spec.base), "PYTHONPATH": str(target)}
         if spec.base == "theano":                     # a throwaway compile folder, not the environment's
-            env["THEANO_FLAGS"] = env.get("THEANO_FLAGS", "").replace(str(ENVS / "theano" / "theano"), str(place / "theano"))
+            flags = env.get("THEANO_FLAGS", "")
+            env["THEANO_FLAGS"] = flags.replace(str(ENVS / "theano" / "theano"), str(place / "theano"))
     install = [str(UV), "pip", "install", "--python", str(python)] + (["--target", str(target)] if target else [])
     options = (["--prerelease", "allow"] if spec.pre else []) + ([] if spec.deps else ["--no-deps"])
     installed = run(install + options + spec.packages)
@@ -162,11 +165,11 @@ def main(argv=None) -> int:
         for spec in chosen:
             outcomes[spec.name] = attempt(spec, work)
             verdict = "works" if outcomes[spec.name].get("works") else (
-                "imports fail" if outcomes[spec.name]["installed"] else "does not install")
+                "installs, then fails to import or run" if outcomes[spec.name]["installed"] else "does not install")
             print(f"{spec.name}: {verdict}\n  " + outcomes[spec.name]["message"].replace("\n", "\n  "))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    record = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    record = {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
               "python": platform.python_version(), "machine": platform.platform(), "attempts": outcomes}
     out = Path(args.out)
     previous = json.loads(out.read_text()) if out.exists() and args.names else {}
