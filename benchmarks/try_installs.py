@@ -98,6 +98,15 @@ def tail(text: str, lines: int = 6) -> str:
     return "\n".join(kept[-lines:])
 
 
+def portable(text: str, work: Path) -> str:
+    """The message without this machine's paths (the record is kept in the repository, read on other machines):
+    the throwaway folder, the checkout, the home and temporary folders become <scratch>, <repo>, <home>, <tmp>."""
+    for path, name in ((work, "<scratch>"), (ROOT, "<repo>"), (Path.home(), "<home>"),
+                       (Path(tempfile.gettempdir()), "<tmp>")):
+        text = text.replace(str(path), name)
+    return text
+
+
 def environment_variables(base: str) -> dict[str, str]:
     """The variables a project environment's kernels get (Theano's BLAS and compile folder), from its envs/*.toml."""
     import tomllib
@@ -164,6 +173,7 @@ def main(argv=None) -> int:
     try:
         for spec in chosen:
             outcomes[spec.name] = attempt(spec, work)
+            outcomes[spec.name]["message"] = portable(outcomes[spec.name]["message"], work)
             verdict = "works" if outcomes[spec.name].get("works") else (
                 "installs, then fails to import or run" if outcomes[spec.name]["installed"] else "does not install")
             print(f"{spec.name}: {verdict}\n  " + outcomes[spec.name]["message"].replace("\n", "\n  "))

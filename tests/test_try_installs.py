@@ -50,3 +50,14 @@ def test_an_unknown_name_is_refused_with_the_known_ones(capsys, tmp_path):
 def test_tail_drops_the_registry_mirror_noise():
     text = "WARNING: Location 'file:///x' is ignored: it is neither a file nor a directory.\nreal error\n\n"
     assert try_installs.tail(text) == "real error"
+
+
+def test_the_record_names_no_path_of_the_machine_that_made_it(tmp_path):
+    """benchmarks/installs.json is read on other machines: no checkout, home or temporary folder in it."""
+    text = (REPO / "benchmarks" / "installs.json").read_text()
+    for local in (str(REPO), str(Path.home()), "/tmp/"):
+        assert local not in text, local
+    scratch = tmp_path / "rosetta-installs-x"
+    said = f"File {scratch}/a.py and {REPO}/.envs/theano/x.py, {Path.home()}/.cache/uv/y"
+    portable = try_installs.portable(said, scratch)
+    assert portable == "File <scratch>/a.py and <repo>/.envs/theano/x.py, <home>/.cache/uv/y"
