@@ -152,3 +152,18 @@ def test_a_refresh_copies_measurements_only_and_names_the_rows_left_out(tmp_path
                               "box/cpu/_lessons/momentum/pytorch.json"]
     assert refused == ["_lessons/momentum/jax: data-error: CIFAR-10 not found"]
     assert not (target / "box" / "cpu" / "_lessons" / "momentum" / "jax.ipynb").exists()
+
+
+def test_a_script_that_no_machine_measured_is_named_missing(project, tmp_path):
+    """A new script (a row added to a lesson or an example) is named with the rows to measure, like a stale one;
+    a row measured on any machine of the profile is not missing."""
+    root = tmp_path / "reference"
+    shutil.copytree(REPO_ROOT / REFERENCE_RESULTS, root)
+    for path in [*root.glob("*/cpu/_lessons/momentum/chainer.*"), *root.glob("*/cpu/gru_imdb/jax.*")]:
+        path.unlink()                                            # as if these scripts were new
+    keep = sorted(root.glob("*/cpu/_lessons/dropout_at_test/pytorch.json"))
+    for path in keep[1:]:
+        path.unlink()                                            # still measured on one machine
+    missing = [row for row in reference.stale_rows(project, root) if row.state == "missing"]
+    assert sorted(str(row) for row in missing) == ["gru_imdb/jax", "momentum/chainer"]
+    assert {row.profile for row in missing} == {"cpu"}

@@ -2,7 +2,7 @@
 
 A stored result is stale when what it ran changed since (see identity): a benchmark row or a lesson row
 by its code record, an equivalence check by its key (computed with the environments the measuring
-machine recorded). `make reference` re-measures the stale rows only, here, and copies them into
+machine recorded). A row is missing when it has a script that no machine of a profile on record measured. `make reference` re-measures the stale rows only, here, and copies them into
 `benchmarks/reference/<this machine>/`; `make reference ROWS="cnn_cifar10/pytorch momentum/chainer"`
 names rows itself. A benchmark row is run 3 times (`--repeats`): the reference keeps the median and the
 spread, since some rows' runs differ by more than 10 % on these machines (the fairness harness's
@@ -37,6 +37,7 @@ class Row:
     row: str           # the framework ("" for an equivalence check: it covers the example's rows)
     machine: str
     profile: str
+    state: str = "stale"   # "stale": measured other code; "missing": a script no machine of the profile measured
 
     def __str__(self) -> str:
         return f"{self.name}/{self.row}" if self.row else f"{self.name}/{CHECK}"
@@ -65,7 +66,42 @@ def stale_rows(project: Project, root: Path) -> list[Row]:
                 if result is None or staleness.row_is_stale(kind, thing, fw, result):
                     stale.append(Row(label, thing.name, fw.name, machine, profile))
         stale += stale_checks(project, root, machine, profile, examples, list(frameworks.values()))
-    return stale
+    return stale + missing_rows(project, root)
+
+
+def has_gpu(root: Path, machine: str) -> bool:
+    try:
+        return bool(results.load_machine(root, machine)[0].get("gpus"))
+    except store.ResultFileError:
+        return False
+
+
+def missing_rows(project: Project, root: Path) -> list[Row]:
+    """The rows with a script that no machine of a profile on record has measured (a new framework's script, a
+    new lesson), where that profile's machines measured that kind of row at all. A lesson that needs a GPU
+    counts only where one of the profile's machines has one; the smoke profile is never kept."""
+    known = project.frameworks()
+    by_profile: dict[str, list[str]] = {}
+    for machine, profile in stored_profiles(root):
+        by_profile.setdefault(profile, []).append(machine)
+    missing = []
+    for profile, machines in by_profile.items():
+        folders = [root / machine / profile for machine in machines]
+        with_gpu = any(has_gpu(root, machine) for machine in machines)
+        for kind, things, label in ((store.BENCHMARK, project.examples(), "example"),
+                                    (store.LESSON, lessons.all_lessons(project)[0], "lesson")):
+            measured = {(path.parent.name, path.stem) for folder in folders for path in kind.files(folder)
+                        if kind is store.LESSON or not path.parent.name.startswith("_")}
+            if not measured:
+                continue                  # (this profile's machines measured no row of this kind)
+            for thing in things:
+                if label == "lesson" and (profile not in thing.profiles or (thing.requires == "gpu" and not with_gpu)):
+                    continue
+                for fw in (thing.frameworks(known) if label == "lesson" else
+                           [fw for fw in known if thing.snippet_path(fw).exists()]):
+                    if (thing.name, fw.name) not in measured:
+                        missing.append(Row(label, thing.name, fw.name, machines[0], profile, "missing"))
+    return missing
 
 
 def stale_checks(project: Project, root: Path, machine: str, profile: str, examples: dict,
@@ -197,7 +233,8 @@ def main(argv=None) -> int:
             print(f"{REFERENCE_RESULTS}: no result is stale for this checkout")
             return 0
         for row in stale:
-            print(f"stale: {row} ({row.profile} on {row.machine})")
+            where = f"on {row.machine}" if row.state == "stale" else "on no machine of the profile"
+            print(f"{row.state}: {row} ({row.profile} {where})")
         print(f"re-measure only these, on a machine of the same kind: {refresh_command(stale)}")
         return 1
     names = args.rows or sorted({str(row) for row in stale})
