@@ -319,7 +319,8 @@ def test_a_check_made_on_another_machine_is_shown_where_this_one_has_none(tmp_pa
     shutil.copytree(project.root / "benchmarks" / "reference", tmp_path / "elsewhere")
     here = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "elsewhere",))
     example, frameworks = here.example("cnn_cifar10"), here.frameworks()
-    made = next((tmp_path / "elsewhere").glob("*/cpu/_equivalence/cnn_cifar10.json"))
+    made = max((tmp_path / "elsewhere").glob("*/cpu/_equivalence/cnn_cifar10.json"),   # the newest check on record
+               key=lambda path: json.loads(path.read_text())["date"])
     shown = staleness.check_on_record(here, example, "cpu", "a-new-machine", frameworks, {})
     assert shown["machine"] == made.parent.parent.parent.name and shown["stale"] is False
     assert staleness.check_on_record(here, example, "smoke", "a-new-machine", frameworks, {}) is None, \

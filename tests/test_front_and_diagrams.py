@@ -175,16 +175,20 @@ def test_the_matrix_gives_each_machine_a_line_in_every_cell(project, tmp_path):
     current = {"cnn_cifar10": {"pytorch": ok("pytorch", 1e6, 0.5)}, "resnet50_features": {}, "gru_imdb": {}}
     text = front_page.matrix_table(gather.front_views(SiteInput(here, examples, frameworks, current, {}, "cpu", "box",
                                                           MACHINE))[0])
-    stored = next((tmp_path / "elsewhere").glob("*/cpu/cnn_cifar10/pytorch.json"))
-    label = json.loads(stored.read_text())["machine_label"]
-    assert text.startswith(f"Machines: [1] 2-core EPYC, profile `cpu`, this build; [2] {label}, profile `cpu`, "
-                           "results folder `elsewhere`")
+    stored = sorted((tmp_path / "elsewhere").glob("*/cpu/cnn_cifar10/pytorch.json"))   # (one per machine)
+    labels = [json.loads(path.read_text())["machine_label"] for path in stored]
+    machines = text.split("\n")[0].split("; ")
+    assert machines[0] == "Machines: [1] 2-core EPYC, profile `cpu`, this build" and len(machines) == 1 + len(labels)
+    for n, (label, line) in enumerate(zip(labels, machines[1:]), 2):
+        assert line.startswith(f"[{n}] {label}, profile `cpu`, results folder `elsewhere`, measured "), line
     rows = rows_of(text)
     assert len(next(iter(rows.values()))) == 1 + len(examples), "no lessons: no lessons column"
-    first, second = rows["PyTorch"][1].split("<br>")
-    assert first == "[1] **{ref}`1.0× <cnn_cifar10>`** · 50.0%" and second.startswith("[2] {ref}`")
-    # the other machine's fastest is its own: each machine compares within itself
-    assert sum(row[1].split("<br>")[-1].startswith("[2] **") for row in rows.values()) == 1
+    first, *others = rows["PyTorch"][1].split("<br>")
+    assert first == "[1] **{ref}`1.0× <cnn_cifar10>`** · 50.0%" and len(others) == len(labels)
+    assert all(line.startswith(f"[{n}] {{ref}}`") for n, line in enumerate(others, 2))
+    # each other machine's fastest is its own: each machine compares within itself
+    for n, _ in enumerate(labels, 2):
+        assert sum(line.startswith(f"[{n}] **") for row in rows.values() for line in row[1].split("<br>")) == 1
     assert rows["ConvNetJS"][2] == "[1] no program"
 
 

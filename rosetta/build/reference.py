@@ -2,7 +2,8 @@
 
 A stored result is stale when what it ran changed since (see identity): a benchmark row or a lesson row
 by its code record, an equivalence check by its key (computed with the environments the measuring
-machine recorded). A row is missing when it has a script that no machine of a profile on record measured. `make reference` re-measures the stale rows only, here, and copies them into
+machine recorded). A row is missing when it has a script that no machine of a profile on record measured.
+`make reference` re-measures the stale and missing rows only, here, and copies them into
 `benchmarks/reference/<this machine>/`; `make reference ROWS="cnn_cifar10/pytorch momentum/chainer"`
 names rows itself. A benchmark row is run 3 times (`--repeats`): the reference keeps the median and the
 spread, since some rows' runs differ by more than 10 % on these machines (the fairness harness's
