@@ -52,7 +52,7 @@ def stored_profiles(root: Path) -> list[tuple[str, str]]:
 
 def stale_rows(project: Project, root: Path) -> list[Row]:
     """Every result under root that this checkout's code would not reproduce (staleness.py), or that cannot
-    be read."""
+    be read; then every row missing from it (missing_rows)."""
     frameworks = {fw.name: fw for fw in project.frameworks()}
     examples = {ex.name: ex for ex in project.examples()}
     found_lessons = {lesson.name: lesson for lesson in lessons.all_lessons(project)[0]}
@@ -77,31 +77,34 @@ def has_gpu(root: Path, machine: str) -> bool:
         return False
 
 
+def scripted_rows(project: Project, profile: str, with_gpu: bool):
+    """(kind, example or lesson, row) of every script a profile's machines would measure: each example's
+    snippets, and the scripts of each lesson that runs at this profile (one that needs a GPU only with one)."""
+    known = project.frameworks()
+    for example in project.examples():
+        yield from ((store.BENCHMARK, example.name, fw.name) for fw in known if example.snippet_path(fw).exists())
+    for lesson in lessons.all_lessons(project)[0]:
+        if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu"):
+            yield from ((store.LESSON, lesson.name, fw.name) for fw in lesson.frameworks(known))
+
+
 def missing_rows(project: Project, root: Path) -> list[Row]:
     """The rows with a script that no machine of a profile on record has measured (a new framework's script, a
-    new lesson), where that profile's machines measured that kind of row at all. A lesson that needs a GPU
-    counts only where one of the profile's machines has one; the smoke profile is never kept."""
-    known = project.frameworks()
+    new lesson), where that profile's machines measured that kind of row at all."""
     by_profile: dict[str, list[str]] = {}
     for machine, profile in stored_profiles(root):
         by_profile.setdefault(profile, []).append(machine)
     missing = []
     for profile, machines in by_profile.items():
         folders = [root / machine / profile for machine in machines]
+        measured = {kind: {(path.parent.name, path.stem) for folder in folders for path in kind.files(folder)
+                           if kind is store.LESSON or not path.parent.name.startswith("_")}
+                    for kind in (store.BENCHMARK, store.LESSON)}
         with_gpu = any(has_gpu(root, machine) for machine in machines)
-        for kind, things, label in ((store.BENCHMARK, project.examples(), "example"),
-                                    (store.LESSON, lessons.all_lessons(project)[0], "lesson")):
-            measured = {(path.parent.name, path.stem) for folder in folders for path in kind.files(folder)
-                        if kind is store.LESSON or not path.parent.name.startswith("_")}
-            if not measured:
-                continue                  # (this profile's machines measured no row of this kind)
-            for thing in things:
-                if label == "lesson" and (profile not in thing.profiles or (thing.requires == "gpu" and not with_gpu)):
-                    continue
-                for fw in (thing.frameworks(known) if label == "lesson" else
-                           [fw for fw in known if thing.snippet_path(fw).exists()]):
-                    if (thing.name, fw.name) not in measured:
-                        missing.append(Row(label, thing.name, fw.name, machines[0], profile, "missing"))
+        for kind, name, row in scripted_rows(project, profile, with_gpu):
+            if measured[kind] and (name, row) not in measured[kind]:
+                label = "example" if kind is store.BENCHMARK else "lesson"
+                missing.append(Row(label, name, row, machines[0], profile, "missing"))
     return missing
 
 
