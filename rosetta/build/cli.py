@@ -32,7 +32,8 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=int, default=1800, help="seconds one step cell may run")
     parser.add_argument("--setup-only", action="store_true", help="create the environments and stop")
     parser.add_argument("--lock", action="store_true",
-                        help="resolve every envs/*.txt into its .lock again (newest matching releases), then stop")
+                        help="resolve every envs/*.txt into its .lock again (keeping the versions it already pins "
+                             "where the .txt still allows them), then stop")
     parser.add_argument("--no-sphinx", action="store_true", help="stop after writing the pages")
     parser.add_argument("--measure-only", action="store_true",
                         help="set up, execute and write the results folder; no pages, no Sphinx (make measure)")
@@ -154,7 +155,8 @@ def build(context: RunContext) -> int:
             written = pages.write_site(gather.SiteInput(
                 context.project, list(context.examples), list(context.frameworks), measured.results,
                 dict(context.envs), context.profile, context.machine, context.machine_info, measured.checked,
-                gather.LessonsInput(list(context.lessons), measured.lessons, list(context.lesson_problems))))
+                gather.LessonsInput(list(context.lessons), measured.lessons, list(context.lesson_problems)),
+                measured.converted))
         log(f"pages: {written} written or updated")
         if options.sphinx:
             status = stages.run_sphinx(context)

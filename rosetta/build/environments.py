@@ -211,11 +211,17 @@ def write_lock(requirements: Path, log, build_requirements: tuple[str, ...] = ()
     `build_requirements` pin what an old sdist is built with while its metadata is read (a framework's
     install_first: Chainer's setup.py needs a setuptools that still has pkg_resources)."""
     lock = lock_path(requirements)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt") as constraints:
-        constraints.write("\n".join(build_requirements) + "\n")
-        constraints.flush()
-        resolved = _run(uv("pip", "compile", str(requirements), "--universal", "--python-version", LOCK_PYTHON,
-                           "--no-header", "--build-constraints", constraints.name), log, uv_environment())
+    with tempfile.TemporaryDirectory() as scratch:
+        constraints, preferred = Path(scratch) / "build-constraints.txt", Path(scratch) / "preferred.lock"
+        constraints.write_text("\n".join(build_requirements) + "\n")
+        # uv keeps the versions of the file it writes to where the requirements still allow them: a package
+        # added to the .txt adds itself and what it needs, and moves nothing the environment already pinned.
+        if lock.exists():
+            shutil.copyfile(lock, preferred)
+        _run(uv("pip", "compile", str(requirements), "--universal", "--python-version", LOCK_PYTHON, "--no-header",
+                "--build-constraints", str(constraints), "--output-file", str(preferred), "--quiet"),
+             log, uv_environment())
+        resolved = preferred.read_text()
     lock.write_text(f"# Every package, pinned: written by `make lock` (uv pip compile --universal --python-version "
                     f"{LOCK_PYTHON}) from {requirements.name}.\n"
                     f"{LOCK_HEADER}{file_hash(requirements)}\n{resolved.strip()}\n")
