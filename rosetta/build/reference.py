@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project import PROFILES, REFERENCE_RESULTS, REPO_ROOT, Project
-from . import equivalence, lessons, results, staleness, store, variables
+from . import conversion, equivalence, lessons, results, staleness, store, variables
 from .outcome import Outcome
 
 CHECK = "equivalence"     # the row name of an example's equivalence check: make reference ROWS=cnn_cifar10/equivalence
@@ -56,7 +56,7 @@ def stale_rows(project: Project, root: Path) -> list[Row]:
     frameworks = {fw.name: fw for fw in project.frameworks()}
     examples = {ex.name: ex for ex in project.examples()}
     found_lessons = {lesson.name: lesson for lesson in lessons.all_lessons(project)[0]}
-    stale = []
+    stale, missing_conversions = [], []
     for machine, profile in stored_profiles(root):
         for kind, things, label in ((store.BENCHMARK, examples, "example"), (store.LESSON, found_lessons, "lesson")):
             for path in kind.files(root / machine / profile):
@@ -66,7 +66,8 @@ def stale_rows(project: Project, root: Path) -> list[Row]:
                 result = store.previous(kind, path)
                 if result is None or staleness.row_is_stale(kind, thing, fw, result):
                     stale.append(Row(label, thing.name, fw.name, machine, profile))
-        stale += stale_checks(project, root, machine, profile, examples, list(frameworks.values()))
+        stale += stale_checks(project, root, machine, profile, examples, list(frameworks.values()),
+                              missing_conversions)
     return stale + missing_rows(project, root)
 
 
@@ -109,21 +110,38 @@ def missing_rows(project: Project, root: Path) -> list[Row]:
 
 
 def stale_checks(project: Project, root: Path, machine: str, profile: str, examples: dict,
-                 frameworks: list) -> list[Row]:
-    """The equivalence checks of a machine's profile folder that are stale by their key (with the environments
-    that machine recorded)."""
+                 frameworks: list, missing_conversions: list | None = None) -> list[Row]:
+    """The equivalence checks (and ONNX conversions, which run with them) of a machine's profile folder that are
+    stale by their key (with the environments that machine recorded)."""
     try:
         envs = results.recorded_environments(results.load_machine(root, machine)[1])
     except store.ResultFileError:
         envs = {}
     stored_project = Project(root=project.root, results=root)
-    stale = []
+    stale, missing_conversions = [], missing_conversions if missing_conversions is not None else []
     for path in store.CHECK.files(root / machine / profile):
         example = examples.get(path.stem)
         if example is None or not equivalence.has_checks(example):
             continue
         check = staleness.check_on_record(stored_project, example, profile, machine, frameworks, envs)
         if check is None or check.get("stale"):
+            stale.append(Row("equivalence", example.name, "", machine, profile))
+    for path in store.CHECK.files(root / machine / profile):     # a check on record, and no machine's conversions
+        example = examples.get(path.stem)
+        if example is not None and conversion.has_conversions(example) and \
+                not list(root.glob(f"*/{profile}/{store.CONVERSION.pattern(example.name)}")) and \
+                not any(r.name == example.name and r.state == "missing" for r in missing_conversions):
+            missing_conversions.append(Row("equivalence", example.name, "", machine, profile, "missing"))
+            stale.append(missing_conversions[-1])
+    for path in store.CONVERSION.files(root / machine / profile):
+        example = examples.get(path.stem)
+        if example is None or not conversion.has_conversions(example):
+            continue
+        converted = store.previous(store.CONVERSION, path)
+        key = conversion.cache_key(project, example, conversion.candidates_of(example, frameworks), envs, profile,
+                                   machine)
+        if (converted is None or converted.get("cache_key") != key) and \
+                Row("equivalence", example.name, "", machine, profile) not in stale:
             stale.append(Row("equivalence", example.name, "", machine, profile))
     return stale
 
@@ -169,15 +187,18 @@ def build_commands(project: Project, names: list[str], profile: str, repeats: in
 
 def measured_files(project: Project, names: list[str]) -> list[str]:
     """The files, under a machine's profile folder, that hold the named rows' results."""
-    examples = {ex.name for ex in project.examples()}
+    examples = {ex.name: ex for ex in project.examples()}
     patterns = []
     for name in names:
         target, _, row = name.partition("/")
+        # An example's ONNX conversions run with its check: their record is kept (their .onnx files are not).
+        checks = [f"{store.CHECK.folder}/{target}.json"] + (
+            [f"{store.CONVERSION.folder}/{target}.json"]
+            if target in examples and conversion.has_conversions(examples[target]) else [])
         if target in examples and row == CHECK:
-            patterns += [f"{store.CHECK.folder}/{target}.json"]
+            patterns += checks
         elif target in examples:
-            patterns += [f"{target}/{row or '*'}.json", f"{target}/{row or '*'}.ipynb",
-                         f"{store.CHECK.folder}/{target}.json"]
+            patterns += [f"{target}/{row or '*'}.json", f"{target}/{row or '*'}.ipynb", *checks]
         else:
             patterns += [f"{store.LESSON.folder}/{target}/{row or '*'}.json",
                          f"{store.LESSON.folder}/{target}/{row or '*'}.ipynb"]
@@ -187,7 +208,7 @@ def measured_files(project: Project, names: list[str]) -> list[str]:
 def not_measured(path: Path) -> str:
     """Why a row's result file is no measurement to keep ("" when it is one): a run that failed, found no data
     or no environment. (An equivalence check's file is kept whatever it found: that is its measurement.)"""
-    if path.suffix != ".json" or path.parent.name == store.CHECK.folder:
+    if path.suffix != ".json" or path.parent.name in (store.CHECK.folder, store.CONVERSION.folder):
         return ""
     try:
         found = json.loads(path.read_text())

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..project import PROFILES, REPO_ROOT
-from . import benchmark, environments, equivalence, jobs, lessons, results, staleness, store
+from . import benchmark, conversion, environments, equivalence, jobs, lessons, results, staleness, store
 from .context import RunContext
 from .outcome import BAD
 from .phases import CLOCK
@@ -108,6 +108,7 @@ class Measured:
     results: dict = field(default_factory=dict)
     checked: dict = field(default_factory=dict)
     equivalence_errors: list = field(default_factory=list)
+    converted: dict = field(default_factory=dict)
     lessons: dict = field(default_factory=dict)
 
 
@@ -123,8 +124,9 @@ def measure(context: RunContext) -> Measured:
         chosen = example.name in selection.examples
         rows = selection.rows(chosen, options.equivalence_only)
         out.results[example.name] = jobs.run_jobs(context, benchmark.jobs(context, example, rows))
-        out.checked[example.name] = check(context, example, out, bool(chosen and selection.frameworks
-                                                                      and options.equivalence))
+        checks = bool(chosen and selection.frameworks and options.equivalence)
+        out.checked[example.name] = check(context, example, out, checks)
+        out.converted[example.name] = convert(context, example, out, checks)
     # Lessons after the benchmarks, one script at a time like them.
     for problem in context.lesson_problems:
         log(f"lesson: {problem}")
@@ -155,6 +157,21 @@ def check(context: RunContext, example, out: Measured, selected: bool) -> dict |
     except Exception as exc:   # a broken spec must not cost the other examples their pages
         context.log(f"  equivalence: could not run: {type(exc).__name__}: {exc}")
         out.equivalence_errors.append(f"{example.name}: equivalence could not run: {type(exc).__name__}: {exc}")
+        return None
+
+
+def convert(context: RunContext, example, out: Measured, selected: bool) -> dict | None:
+    """The example's ONNX conversions, run with its equivalence check (they load the same neutral weights): when
+    selected and stale, else the ones on record. Like a check, a conversion that cannot run is one line."""
+    job = conversion.job(context, example, selected)
+    if job is None:
+        return None
+    try:
+        with CLOCK.timing(f"{example.name}: conversion") if selected else nullcontext():
+            return jobs.run_job(context, job)
+    except Exception as exc:
+        context.log(f"  conversion: could not run: {type(exc).__name__}: {exc}")
+        out.equivalence_errors.append(f"{example.name}: conversion could not run: {type(exc).__name__}: {exc}")
         return None
 
 

@@ -1,9 +1,10 @@
-"""The store: every result a build keeps (benchmark rows, lesson rows, equivalence checks), their notebooks,
-and where each lives (README, "Results and their provenance").
+"""The store: every result a build keeps (benchmark rows, lesson rows, equivalence checks, ONNX conversions),
+their notebooks, and where each lives (README, "Results and their provenance").
 
     results/<machine>/<profile>/<example>/<framework>.json (+ .ipynb)     a benchmark row
     results/<machine>/<profile>/_lessons/<lesson>/<framework>.json (+ .ipynb)   a lesson row
     results/<machine>/<profile>/_equivalence/<example>.json               an example's equivalence check
+    results/<machine>/<profile>/_conversion/<example>.json (+ <example>/<row>.onnx)   its ONNX conversions
 
 Every file carries its kind's `api_version`; a file of another version, cut off or edited by hand is refused
 with a message naming it (ResultFileError) and treated as absent: measured again, never misread. Every file
@@ -52,6 +53,7 @@ LESSON = Kind("lesson", "_lessons", 1, ("lesson", "framework", "status", "cache_
 # 4: operation counts; 3: the snippets' own train cells, inputs alone
 CHECK = Kind("equivalence", "_equivalence", 4, ("example", "cache_key", "frameworks", "failures", "passed"),
              rows=False)
+CONVERSION = Kind("conversion", "_conversion", 1, ("example", "cache_key", "frameworks"), rows=False)
 
 
 def read_stored(path: Path, api_version: int, fields: tuple[str, ...] = ()) -> dict:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from . import (
     benchmark_page,
+    conversion_page,
     environments_page,
     framework_page,
     front_page,
@@ -42,6 +43,8 @@ PAGE_KINDS = (
     PageKind("lesson", gather.lesson_views, lesson_pages.render_lesson),
     PageKind("lessons index", gather.lesson_index_views, lesson_pages.render_index),
     PageKind("guide", gather.guide_views, guide.render),
+    PageKind("conversion", gather.conversion_views, conversion_page.render),
+    PageKind("conversions index", lambda site: [gather.conversion_views(site)], conversion_page.render_index),
 )
 
 

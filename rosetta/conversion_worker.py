@@ -1,0 +1,62 @@
+"""Runs inside one framework's environment: the snippet's model with the neutral weights, exported to ONNX.
+
+    python -P -m rosetta.conversion_worker JOB_DIR
+
+JOB_DIR holds job.json (the snippet's steps before the timed one, the equivalence adapter's path, the export
+tab's path), weights.npz and batches.npz (the equivalence checks' neutral weights and batches). The worker
+builds the model as the equivalence worker does (equivalence_worker.prepared), computes its own logits of the
+forward batch, then calls the export tab:
+
+    images(ns, x) -> the neutral batch (N, C, H, W) as the snippet's model takes it
+    export(ns, x, path)   writes the model, in inference mode, to `path` as ONNX
+
+It writes out.npz (`logits`: the framework's own; `images`: the batch the ONNX model is to be fed),
+model.onnx when the export succeeded, and outcome.json: whether it did, and when not, the exporter's message.
+A refused export is a result, not a failure of the worker: only the snippet's own steps can fail it.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from . import neutral
+from .equivalence_worker import load_adapter, prepared
+
+MODEL_FILE = "model.onnx"
+
+
+def exporter_message(exc: BaseException) -> str:
+    """One line: the exception's type and the first line of its message (exporters raise long ones)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def run(job_dir: Path) -> None:
+    job = json.loads((job_dir / "job.json").read_text())
+    weights = neutral.load(job_dir / "weights.npz")
+    x = neutral.load(job_dir / "batches.npz")["forward_x"]
+    adapter, tab = load_adapter(Path(job["adapter"])), load_adapter(Path(job["export"]))
+    namespace = prepared(job, adapter, weights, x)
+    logits = np.asarray(adapter.forward(namespace, x), dtype=np.float32)
+    images = np.ascontiguousarray(tab.images(namespace, x), dtype=np.float32)
+    path = job_dir / MODEL_FILE
+    path.unlink(missing_ok=True)
+    started = time.perf_counter()
+    try:
+        tab.export(namespace, images, str(path))
+        outcome = {"exported": path.exists(), "message": "" if path.exists() else "the exporter wrote no file"}
+    except Exception as exc:          # the exporter's refusal, shown on the page as it said it
+        traceback.print_exc()
+        outcome = {"exported": False, "message": exporter_message(exc)}
+    outcome["seconds"] = time.perf_counter() - started
+    neutral.save(job_dir / "out.npz", {"logits": logits, "images": images})
+    (job_dir / "outcome.json").write_text(json.dumps(outcome))
+
+
+if __name__ == "__main__":
+    run(Path(sys.argv[1]))
