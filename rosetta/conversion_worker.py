@@ -7,10 +7,10 @@ tab's path), weights.npz and batches.npz (the equivalence checks' neutral weight
 builds the model as the equivalence worker does (equivalence_worker.prepared), computes its own logits of the
 forward batch, then calls the export tab:
 
-    images(ns, x) -> the neutral batch (N, C, H, W) as the snippet's model takes it
-    export(ns, x, path)   writes the model, in inference mode, to `path` as ONNX
+    inputs(ns, x) -> the neutral batch (images (N, C, H, W), token ids (N, T)) as the snippet's model takes it
+    export(ns, x, path)   writes the model, in inference mode, to `path` as ONNX (x: what inputs() returned)
 
-It writes out.npz (`logits`: the framework's own; `images`: the batch the ONNX model is to be fed),
+It writes out.npz (`logits`: the framework's own; `inputs`: the batch the ONNX model is to be fed),
 model.onnx when the export succeeded, and outcome.json: whether it did, and when not, the exporter's message.
 A refused export is a result, not a failure of the worker: only the snippet's own steps can fail it.
 """
@@ -43,18 +43,18 @@ def run(job_dir: Path) -> None:
     adapter, tab = load_adapter(Path(job["adapter"])), load_adapter(Path(job["export"]))
     namespace = prepared(job, adapter, weights, x)
     logits = np.asarray(adapter.forward(namespace, x), dtype=np.float32)
-    images = np.ascontiguousarray(tab.images(namespace, x), dtype=np.float32)
+    inputs = np.ascontiguousarray(tab.inputs(namespace, x))          # its own type: float images, integer ids
     path = job_dir / MODEL_FILE
     path.unlink(missing_ok=True)
     started = time.perf_counter()
     try:
-        tab.export(namespace, images, str(path))
+        tab.export(namespace, inputs, str(path))
         outcome = {"exported": path.exists(), "message": "" if path.exists() else "the exporter wrote no file"}
     except Exception as exc:          # the exporter's refusal, shown on the page as it said it
         traceback.print_exc()
         outcome = {"exported": False, "message": exporter_message(exc)}
     outcome["seconds"] = time.perf_counter() - started
-    neutral.save(job_dir / "out.npz", {"logits": logits, "images": images})
+    neutral.save(job_dir / "out.npz", {"logits": logits, "inputs": inputs})
     (job_dir / "outcome.json").write_text(json.dumps(outcome))
 
 

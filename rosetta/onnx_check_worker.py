@@ -3,7 +3,7 @@ runs it, and brings it back into PyTorch.
 
     python -P -m rosetta.onnx_check_worker JOB_DIR [JOB_DIR ...]
 
-Each JOB_DIR is a conversion worker's (conversion_worker.py): model.onnx and out.npz (`images`, the batch as
+Each JOB_DIR is a conversion worker's (conversion_worker.py): model.onnx and out.npz (`inputs`, the batch as
 the exported model takes it). For each, the worker writes check.npz (`ort`: ONNX Runtime's outputs; `torch`:
 those of the model onnx2torch made of the file) and check.json: the file's opset and operators, what the ONNX
 checker said, and the message of any step that refused (loading, running, importing). Comparing the outputs
@@ -58,7 +58,7 @@ def check(job_dir: Path) -> None:
     import torch
     from onnx2torch import convert
 
-    images = neutral.load(job_dir / "out.npz")["images"]
+    inputs = neutral.load(job_dir / "out.npz")["inputs"]
     model = onnx.load(job_dir / MODEL_FILE)
     found, outputs = describe(model), {}
     options = onnxruntime.SessionOptions()
@@ -66,14 +66,14 @@ def check(job_dir: Path) -> None:
     try:
         session = onnxruntime.InferenceSession(str(job_dir / MODEL_FILE), options,
                                                providers=["CPUExecutionProvider"])
-        outputs["ort"] = np.asarray(session.run(None, {feed_name(model): images})[0], dtype=np.float32)
+        outputs["ort"] = np.asarray(session.run(None, {feed_name(model): inputs})[0], dtype=np.float32)
         found["runtime"] = ""
     except Exception as exc:           # ONNX Runtime refuses the file (an operator, a shape): shown as it says
         found["runtime"] = message(exc, job_dir)
     try:
         module = convert(model).eval()
         with torch.no_grad():
-            outputs["torch"] = np.asarray(module(torch.from_numpy(images)).numpy(), dtype=np.float32)
+            outputs["torch"] = np.asarray(module(torch.from_numpy(inputs)).numpy(), dtype=np.float32)
         found["import"] = ""
     except Exception as exc:
         found["import"] = message(exc, job_dir)

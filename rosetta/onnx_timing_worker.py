@@ -52,7 +52,7 @@ def run(spec_path: Path) -> None:
     runs, skipped = {}, {}
     for row, folder in spec["files"].items():
         folder = Path(folder)
-        shape = neutral.load(folder / "out.npz")["images"].shape[1:]          # as the exported model takes it
+        shape = neutral.load(folder / "out.npz")["inputs"].shape[1:]          # as the exported model takes it
         batches = [rng.standard_normal((spec["batch_size"], *shape), dtype=np.float32) for _ in range(spec["batches"])]
         sess, name, why = session(folder, threads, spec["batch_size"])
         if sess is None:

@@ -76,7 +76,8 @@ def test_choice_syncs_every_step_and_is_remembered_across_pages(browser, server)
                                   "_gen/benchmarks/resnet50_features.html", "_gen/benchmarks.html",
                                   "_gen/notebooks/cnn_cifar10/mxnet.html", "_gen/frameworks/chainer.html",
                                   "methodology.html", "_gen/environments.html", "_gen/lessons.html",
-                                  "_gen/lessons/relu_after_pool.html", "_gen/lessons/cudnn_autotune.html"])
+                                  "_gen/lessons/relu_after_pool.html", "_gen/lessons/cudnn_autotune.html",
+                                  "_gen/conversions.html", "_gen/conversions/cnn_cifar10.html"])
 def test_pages_load_offline_without_console_errors(browser, server, path):
     context = browser.new_context()
     page = context.new_page()

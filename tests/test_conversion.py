@@ -16,7 +16,7 @@ from rosetta.project import Project
 from rosetta.site import conversion_page, gather
 from rosetta.site.markup import Writer
 
-CONVERTED = ["cnn_cifar10"]
+CONVERTED = ["cnn_cifar10", "resnet50_features", "gru_imdb"]
 
 
 @pytest.mark.parametrize("name", CONVERTED)
@@ -34,12 +34,12 @@ def test_every_row_with_a_program_has_an_export_tab_or_says_why_not(project, nam
 
 
 @pytest.mark.parametrize("name", CONVERTED)
-def test_every_export_tab_defines_images_and_export(project, name):
+def test_every_export_tab_defines_inputs_and_export(project, name):
     folder = conversion.tabs_folder(project.example(name))
     for path in sorted(folder.glob("*.py")):
         functions = {node.name: [a.arg for a in node.args.args] for node in ast.parse(path.read_text()).body
                      if isinstance(node, ast.FunctionDef)}
-        assert functions.get("images") == ["ns", "x"] and functions.get("export") == ["ns", "x", "path"], path.name
+        assert functions.get("inputs") == ["ns", "x"] and functions.get("export") == ["ns", "x", "path"], path.name
         assert ast.get_docstring(ast.parse(path.read_text())), f"{path.name}: a docstring says what its exporter does"
 
 
@@ -152,6 +152,26 @@ def test_the_smoke_build_exports_every_row_it_can_and_runs_each_file(smoke_site,
             assert row["message"], "a refusal says what the exporter said"
     page = (smoke_site["output"] / "_gen" / "conversions" / "cnn_cifar10.html").read_text()
     assert "through ONNX" in page and "jax2onnx" in page
+    assert converted["timing"] is None, "the CNN's benchmark times training: no inference to time"
+    gru, _ = smoke_record(project, "gru_imdb")
+    gru_through = {name for name, row in gru["frameworks"].items() if row["status"] == "ok"}
+    assert {"pytorch", "tensorflow", "keras-tensorflow"} <= gru_through
+
+
+@pytest.mark.envs
+def test_resnet_files_are_timed_in_onnx_runtime_over_the_benchmarks_batches(smoke_site, project):
+    converted, _ = smoke_record(project, "resnet50_features")
+    timing = converted["timing"]
+    assert timing["status"] == "ok" and timing["rounds"] == conversion.TIMING_ROUNDS
+    example = project.example("resnet50_features")
+    assert timing["images"] == timing["batch_size"] * timing["batches"] > 0
+    through = {name for name, row in converted["frameworks"].items() if row["status"] == "ok"}
+    assert set(timing["rows"]) | set(timing["skipped"]) == through and {"pytorch", "tensorflow"} <= set(timing["rows"])
+    assert all(len(row["seconds"]) == conversion.TIMING_ROUNDS and row["images_per_second"] > 0
+               for row in timing["rows"].values())
+    assert all("fixed the batch size" in why for why in timing["skipped"].values())
+    page = (smoke_site["output"] / "_gen" / "conversions" / "resnet50_features.html").read_text()
+    assert "Inference time: ONNX Runtime against each framework" in page and example.throughput_unit in page
 
 
 @pytest.mark.envs

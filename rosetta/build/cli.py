@@ -41,10 +41,11 @@ def parse_args(argv):
                         help="build the site from results measured elsewhere (a results folder; repeat for "
                              "several machines), executing nothing (make publish)")
     parser.add_argument("--no-equivalence", action="store_true",
-                        help="skip the cross-framework equivalence checks (pages keep the last ones)")
+                        help="skip the cross-framework equivalence checks and the ONNX conversions "
+                             "(pages keep the last ones)")
     parser.add_argument("--equivalence-only", action="store_true",
-                        help="run the selected examples' equivalence checks alone, none of their rows "
-                             "(make reference ROWS=<example>/equivalence)")
+                        help="run the selected examples' equivalence checks (and ONNX conversions) alone, none "
+                             "of their rows (make reference ROWS=<example>/equivalence)")
     parser.add_argument("--wait", type=float, default=0, metavar="SECONDS",
                         help="when another build is running in this checkout, wait this long for it (default: stop)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)

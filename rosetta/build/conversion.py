@@ -283,6 +283,7 @@ def convert(context: RunContext, example: Example, candidates: list[Framework], 
             "machine": context.machine, "machine_label": results.machine_label(context.machine_info),
             "cache_key": key, "date": results.now(),
             "seed": seed, "forward_batch": spec.forward_batch, "tolerance": spec.tolerance["logits"],
+            "relative": bool(spec.tolerance.get("relative")),
             "runtime_row": RUNTIME_ROW, "import_route": IMPORT_ROUTE, "frameworks": rows, "timing": timing}
 
 

@@ -23,7 +23,7 @@ def side_text(side: dict, own: str) -> str:
     """ONNX Runtime's or the import route's outcome, in words."""
     if side["status"] in (Outcome.OK, conversion.DIFFERS):
         verdict = "within" if side["status"] == Outcome.OK else "**outside**"
-        return f"max \\|difference\\| {side['difference']:.2g} from {own}'s own logits ({verdict} the tolerance)"
+        return f"max \\|difference\\| {side['difference']:.2g} from {own}'s own outputs ({verdict} the tolerance)"
     what = "ONNX Runtime refused to run it" if side["status"] == conversion.NOT_RUN else "refused"
     return f"{what}: `{escape_code(side['message'])}`"
 
@@ -157,13 +157,14 @@ def render(view: ConversionView, writer: Writer) -> None:
     rows = record.get("frameworks", {})
     benchmark = doc_link(f"benchmarks/{example.name}")
     tolerance = record.get("tolerance")
+    over = " over the largest \\|output\\|" if record.get("relative") else ""
     lines = [f"# {example.short_title} through ONNX", "",
              f"Each tab exports the model that its {{doc}}`benchmark program <{benchmark}>` builds, in inference "
              "mode, to an ONNX file, at build time. The model holds the equivalence checks' neutral weights, so every "
              "row's file should compute the same function. Each file is then run in ONNX Runtime, and brought back "
              f"into PyTorch by {conversion.IMPORT_ROUTE}, on the checks' forward batch; both outputs are compared "
-             "with the framework's own logits as a pair of tabs is"
-             + (f" (max \\|difference\\|, tolerance {tolerance:g})." if tolerance else "."),
+             "with the framework's own outputs as a pair of tabs is"
+             + (f" (max \\|difference\\|{over}, tolerance {tolerance:g})." if tolerance else "."),
              "", "## The conversions", "", *matrix(view), "",
              "A refused export, or a file that ONNX Runtime or the import refuses, is shown with the message it "
              "gave. A file's opset is the one its exporter chose: every tab uses its exporter's defaults.", "",

@@ -3,7 +3,7 @@ import chainer
 import onnx_chainer
 
 
-def images(ns, x):
+def inputs(ns, x):
     return x                                             # the neutral batch is (N, 3, 32, 32) already
 
 

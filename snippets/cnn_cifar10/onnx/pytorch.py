@@ -2,7 +2,7 @@
 import torch
 
 
-def images(ns, x):
+def inputs(ns, x):
     return x                                             # the neutral batch is (N, 3, 32, 32) already
 
 

@@ -3,7 +3,7 @@ import tensorflow as tf
 import tf2onnx
 
 
-def images(ns, x):
+def inputs(ns, x):
     return x.transpose(0, 2, 3, 1)                       # the neutral batch is (N, 3, 32, 32)
 
 

@@ -14,7 +14,7 @@ class Features(chainer.Chain):
         return self.zoo(x, layers=["pool5"])["pool5"]   # the 2,048 averages, as the snippet's extract()
 
 
-def images(ns, x):
+def inputs(ns, x):
     return x                                             # the neutral batch is (N, 3, H, W) already
 
 

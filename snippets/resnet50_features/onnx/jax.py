@@ -1,7 +1,11 @@
-"""JAX (Flax NNX): jax2onnx traces a function of arrays; the model's parameters become constants."""
+"""JAX (Flax NNX): jax2onnx traces a function of arrays; the model's parameters become constants.
+
+jax2onnx (0.17.1) is not in the JAX environment: resolving it into the JAX lock added 32 packages and moved
+orbax-checkpoint from 0.12.8 back to 0.11.36, so this export is refused until it can join without moving others.
+"""
 
 
-def images(ns, x):
+def inputs(ns, x):
     return x.transpose(0, 2, 3, 1)                       # the neutral batch is (N, 3, H, W)
 
 

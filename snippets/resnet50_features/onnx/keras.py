@@ -1,9 +1,9 @@
 """Keras 3: model.export(format="onnx") asks the backend's own converter (tf2onnx on TensorFlow,
-torch.onnx on PyTorch)."""
+torch.onnx on PyTorch, jax2onnx on JAX, which is not installed: see the JAX tab)."""
 import keras
 
 
-def images(ns, x):
+def inputs(ns, x):
     # The snippet runs channels last on a CPU (keras.config.image_data_format()); the neutral batch is NCHW.
     return x.transpose(0, 2, 3, 1) if keras.config.image_data_format() == "channels_last" else x
 

@@ -3,7 +3,7 @@ import mxnet as mx
 import numpy as np
 
 
-def images(ns, x):
+def inputs(ns, x):
     return x                                             # the neutral batch is (N, 3, H, W) already
 
 
