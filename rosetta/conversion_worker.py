@@ -30,10 +30,22 @@ from .equivalence_worker import load_adapter, prepared
 MODEL_FILE = "model.onnx"
 
 
+MESSAGE_LENGTH = 240                     # characters of an exporter's message kept (some raise pages of graph)
+
+
 def exporter_message(exc: BaseException) -> str:
-    """One line: the exception's type and the first line of its message (exporters raise long ones)."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    """One line: the exception's type and the first sentence of its message, over several lines where it goes on
+    ("however input 'v706' of node:" and what it announces), up to MESSAGE_LENGTH."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    text = lines[0]
+    for line in lines[1:]:              # the sentence goes on: after a colon or a comma, or in lower case
+        if not (text.endswith((":", ",")) or line[0].islower()) or len(text) >= MESSAGE_LENGTH:
+            break
+        text = f"{text} {line}"
+    text = text if len(text) <= MESSAGE_LENGTH else text[:MESSAGE_LENGTH - 1] + "…"
+    return f"{type(exc).__name__}: {text}"
 
 
 def run(job_dir: Path) -> None:

@@ -43,6 +43,22 @@ def test_every_export_tab_defines_inputs_and_export(project, name):
         assert ast.get_docstring(ast.parse(path.read_text())), f"{path.name}: a docstring says what its exporter does"
 
 
+def test_an_exporters_message_is_its_first_sentence_on_one_line():
+    from rosetta.conversion_worker import MESSAGE_LENGTH, exporter_message
+
+    class ValidationError(Exception):
+        pass
+    chainer = ValidationError("Nodes in a graph must be topologically sorted, however input 'v706' of node: \n"
+                              "name:  OpType: Concat\n is not output of any previous nodes.\n\nBad node spec: ...")
+    assert exporter_message(chainer) == ("ValidationError: Nodes in a graph must be topologically sorted, however "
+                                         "input 'v706' of node: name:  OpType: Concat is not output of any previous "
+                                         "nodes.")
+    assert exporter_message(ValueError("planted\nTraceback follows")) == "ValueError: planted"
+    assert exporter_message(KeyError()) == "KeyError"
+    long = exporter_message(RuntimeError("graph " * 200))
+    assert long.endswith("…") and len(long) <= len("RuntimeError: ") + MESSAGE_LENGTH
+
+
 def found(runtime="", imported=""):
     return {"opset": 17, "opsets": {"ai.onnx": 17}, "operators": {"Conv": 4, "Gemm": 2}, "checker": "",
             "producer": "exporter 1.0", "runtime": runtime, "import": imported}
