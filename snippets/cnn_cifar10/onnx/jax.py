@@ -1,7 +1,8 @@
 """JAX (Flax NNX): jax2onnx traces a function of arrays; the model's parameters become constants.
 
-jax2onnx (0.17.1) is not in the JAX environment: resolving it into the JAX lock added 32 packages and moved
-orbax-checkpoint from 0.12.8 back to 0.11.36, so this export is refused until it can join without moving others.
+jax2onnx (0.17.1) is not in the JAX environment: it requires orbax-checkpoint >=0.11.6,<0.11.37, the environment
+pins Flax's 0.12.8, and moving it back would change the environment the JAX rows are timed in; so this export is
+refused until they agree.
 """
 
 
