@@ -184,8 +184,9 @@ def render_index(views: list[ConversionView], writer: Writer) -> None:
                + (f"{conversion.through(view.record)} of {len(view.record['frameworks'])} rows' files run in ONNX "
                   "Runtime with the framework's own results" if view.record else "not converted yet") for view in views]
     writer.write("conversions.md", "\n".join(
-        ["# Travelling between frameworks: ONNX", "",
-         "A model trained in one framework and served by another travels as an ONNX file. Each page exports one "
+        ["# ONNX", "",
+         "Travelling between frameworks: a model trained in one framework and served by another travels as an "
+         "ONNX file. Each page exports one "
          "benchmark's model from every framework that can, and checks that the file still computes the same "
          "function: in ONNX Runtime, and back in PyTorch.", "",
          *(listing or ["No example has export tabs yet."]), "",

@@ -141,7 +141,9 @@ def render(view: FrontView, writer: Writer) -> None:
     writer.write("includes/benchmark_list.md", "\n".join(listing) + "\n")
     writer.write("benchmarks.md", "\n".join(
         ["# Benchmarks", "", "The three benchmarks of the original study, each in every framework.", "",
-         *listing, "", "```{toctree}", ":hidden:", "", *[f"benchmarks/{ex.name}" for ex in shown], "```"]) + "\n")
+         *listing, "", f"Each benchmark's model exported to ONNX from every framework that can, and checked: "
+         f"{{doc}}`ONNX <{doc_link('conversions')}>`.", "",
+         "```{toctree}", ":hidden:", "", *[f"benchmarks/{ex.name}" for ex in shown], "conversions", "```"]) + "\n")
     writer.write("frameworks.md", "\n".join(
         ["# Frameworks", "", "Each framework's environment and its executed notebooks.", "",
          *[f"- {{doc}}`{fw.label} <{doc_link('frameworks/' + fw.name)}>`: {fw.api}" for fw in frameworks],
