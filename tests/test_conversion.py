@@ -82,6 +82,31 @@ def test_each_output_is_judged_against_the_logits_tolerance(project):
     assert conversion.judged(spec, own, {"ort": nan, "torch": own}, found())["runtime"]["status"] == conversion.DIFFERS
 
 
+def pins(path) -> dict:
+    """name -> version of a requirements file or lock (markers left off)."""
+    found = [line.partition("==") for line in path.read_text().splitlines() if "==" in line and line[0] not in "# "]
+    return {name.strip(): version.split(";")[0].strip() for name, _, version in found}
+
+
+def test_an_export_environment_runs_the_rows_own_framework_versions(project):
+    """The JAX rows export where jax2onnx installs (envs/jax-onnx.txt): the same framework pins as the
+    environment their tabs are timed in, so the exported function is the one measured."""
+    rows = {fw.name: fw for fw in project.frameworks()}
+    for name in ("jax", "keras-jax"):
+        exporter = conversion.exporter(rows[name])
+        assert exporter.environment == "jax-onnx" and exporter.name == name
+        assert exporter.variables == rows[name].variables, "Keras keeps its backend where it exports"
+        assert environments.lock_is_current(exporter.requirements), "run `make lock` and commit envs/jax-onnx.lock"
+    assert conversion.exporter(rows["pytorch"]) is rows["pytorch"], "a row without one exports where it runs"
+    timed, exporting = pins(rows["jax"].requirements), pins(conversion.exporter(rows["jax"]).requirements)
+    shared = {name: version for name, version in timed.items() if name != "ipykernel"}
+    assert {name: exporting.get(name) for name in shared} == shared
+    assert "jax2onnx" in exporting
+    locked = [pins(environments.lock_path(fw.requirements)) for fw in (rows["jax"], conversion.exporter(rows["jax"]))]
+    for name in (*rows["jax"].packages, *rows["keras-jax"].packages, "numpy", "ml-dtypes"):
+        assert locked[0][name] == locked[1][name], name
+
+
 class FakeEnv:
     ok = True
 
@@ -100,6 +125,10 @@ def test_the_conversions_run_again_when_a_tab_an_adapter_or_an_environment_chang
     assert key != conversion.cache_key(copy, example, rows, {**envs, "chainer": FakeEnv("b")}, "cpu", "m")
     assert key != conversion.cache_key(copy, example, rows, {**envs, "pytorch": FakeEnv("b")}, "cpu", "m"), \
         "the environment that runs ONNX Runtime and onnx2torch counts too"
+    exporting = {**envs, "jax-onnx": FakeEnv("a")}
+    assert conversion.cache_key(copy, example, rows, exporting, "cpu", "m") != \
+        conversion.cache_key(copy, example, rows, {**exporting, "jax-onnx": FakeEnv("b")}, "cpu", "m"), \
+        "the JAX rows' export environment counts"
     tab = conversion.tab_path(example, "chainer")
     tab.write_text(tab.read_text() + "\n# a comment changes nothing\n")
     assert key == conversion.cache_key(copy, example, rows, envs, "cpu", "m")
@@ -114,7 +143,7 @@ def record(project) -> dict:
                               found(imported="NotImplementedError: Reshape | v19")),
           "versions": {"onnx": "1.23.2", "onnxruntime": "1.31.1"}, "exporter_versions": {"torch": "2.14.1"}}
     refused = {"status": conversion.REFUSED, "exported": False,
-               "message": "ModuleNotFoundError: No module named 'jax2onnx'"}
+               "message": "TypeError: patched_max_pool() takes 1 positional argument but 2 were given"}
     return {"api_version": 1, "example": "cnn_cifar10", "profile": "smoke", "machine": "box", "machine_label": "a box",
             "cache_key": "k", "date": "2026-12-03T00:00:00+00:00", "seed": 0, "forward_batch": 2, "tolerance": 1e-4,
             "runtime_row": "pytorch", "import_route": "onnx2torch", "frameworks": {"pytorch": ok, "jax": refused}}
@@ -130,7 +159,7 @@ def test_the_page_shows_each_export_its_messages_and_the_rows_left_out(tmp_path,
     conversion_page.render_index(views, writer)
     page = (tmp_path / "conversions" / "cnn_cifar10.md").read_text()
     assert "| PyTorch | ✓ 13.0 MiB | 17 | ✓ 3.0e-07 | refused: `NotImplementedError: Reshape \\| v19` |" in page
-    assert "| JAX | refused: `ModuleNotFoundError: No module named 'jax2onnx'` |" in page
+    assert "| JAX | refused: `TypeError: patched_max_pool() takes 1 positional argument but 2 were given` |" in page
     assert "| Theano | no exporter: Theano has no ONNX exporter" in page
     assert "| MXNet | not converted yet |" in page, "a row with a tab and no record says so"
     assert ":sync-group: framework" in page and ":sync: pytorch" in page, "tabs follow the benchmark pages' choice"
@@ -166,6 +195,9 @@ def test_the_smoke_build_exports_every_row_it_can_and_runs_each_file(smoke_site,
         assert row["status"] in ("ok", conversion.REFUSED, conversion.NOT_RUN), row
         if row["status"] == conversion.REFUSED:
             assert row["message"], "a refusal says what the exporter said"
+    for name in ("jax", "keras-jax"):       # in their export environment, with its exporter: a result either way
+        assert rows[name]["export_environment"] == "jax-onnx" and "jax2onnx" in rows[name]["exporter_versions"]
+        assert rows[name]["status"] in ("ok", conversion.REFUSED, conversion.NOT_RUN), rows[name]
     page = (smoke_site["output"] / "_gen" / "conversions" / "cnn_cifar10.html").read_text()
     assert "through ONNX" in page and "jax2onnx" in page
     assert converted["timing"] is None, "the CNN's benchmark times training: no inference to time"

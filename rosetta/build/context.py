@@ -63,5 +63,6 @@ class RunContext:
     lesson_problems: tuple[str, ...] = ()      # lesson folders that cannot be read
     machine: str = ""                          # known once the machine is described (or the results are found)
     machine_info: dict = field(default_factory=dict)
-    envs: Mapping = field(default_factory=dict)   # framework -> environments.EnvStatus (read only)
+    # framework -> environments.EnvStatus (read only); and an export environment's name -> its EnvStatus
+    envs: Mapping = field(default_factory=dict)
     log: Callable[[str], None] = say

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,7 @@ from .snippets import SnippetError
 FOLDER = "onnx"                          # snippets/<example>/onnx/
 RUNTIME_ROW = "pytorch"                  # its environment has onnxruntime and onnx2torch (envs/pytorch.txt)
 IMPORT_ROUTE = "onnx2torch"
+EXPORTERS = ("tf2onnx", "jax2onnx", "onnxscript", "onnx")   # their versions join each row's provenance
 CHECKER = "rosetta/onnx_check_worker.py"   # its check() runs each file (the page shows it)
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/step_runner.py",
                "rosetta/conversion_worker.py", "rosetta/onnx_check_worker.py", "rosetta/onnx_timing_worker.py",
@@ -75,21 +77,44 @@ def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framewo
     return [fw for fw in equivalence.candidates_of(example, frameworks) if tab_path(example, fw).exists()]
 
 
+def export_environment(fw: Framework) -> str:
+    """The environment of its own that a row's export runs in, where the exporter cannot join the one its
+    tabs are timed in (`export_environment` in that one's envs/<name>.toml; jax2onnx's pins against Flax's):
+    envs/<export_environment>.txt, no row, no kernel. "" where the row exports in its own."""
+    return tomllib.loads(fw.definition.read_text()).get("export_environment", "") if fw.definition else ""
+
+
+def exporter(fw: Framework) -> Framework:
+    """The row as its export runs: in its export environment, with its own [variables] (KERAS_BACKEND)."""
+    name = export_environment(fw)
+    if not name:
+        return fw
+    return replace(fw, environment=name, environment_label=f"{fw.environment_label} (ONNX export)",
+                   requirements=fw.requirements.with_name(f"{name}.txt"), install_first=(),
+                   no_build_isolation=False, npm=(), kernel_argv=())
+
+
+def export_env(envs: dict, fw: Framework):
+    """The environment status of where a row's export runs (set up by stages.set_up)."""
+    return envs.get(export_environment(fw) or fw.name)
+
+
 def files_folder(results_root: Path, machine: str, profile: str, example: Example) -> Path:
     return results_root / machine / profile / store.CONVERSION.folder / example.name
 
 
 def cache_key(project: Project, example: Example, candidates: list[Framework], envs: dict, profile: str,
               machine: str) -> str:
-    """Every row's snippet, adapter, export tab and environment, the spec, the workers' code, the settings."""
+    """Every row's snippet, adapter, export tab and environment (and its export environment where it has one),
+    the spec, the workers' code, the settings."""
     digest = hashlib.sha256()
     runtime = envs.get(RUNTIME_ROW)
     for fw in candidates:
-        env = envs.get(fw.name)
         digest.update(fw.name.encode() + identity.snippet_identity(example.snippet_path(fw)).encode()
                       + identity.python_identity(tab_path(example, fw).read_text()).encode()
-                      + file_bytes(equivalence.adapter_path(example, fw))
-                      + (env.fingerprint_hash.encode() if env is not None and env.ok else b"-"))
+                      + file_bytes(equivalence.adapter_path(example, fw)))
+        for env in [envs.get(fw.name), *([export_env(envs, fw)] if export_environment(fw) else [])]:
+            digest.update(env.fingerprint_hash.encode() if env is not None and env.ok else b"-")
     digest.update((runtime.fingerprint_hash if runtime is not None and runtime.ok else "-").encode())
     for path in sorted(equivalence.spec_folder(example).glob("*.toml")):
         digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
@@ -147,9 +172,10 @@ def export_row(context: RunContext, example: Example, fw: Framework, spec: neutr
     neutral.save(job_dir / "batches.npz", inputs["batches"])
     run_dir = context.project.build / "run" / example.name         # outside snippets/: no self-import
     run_dir.mkdir(parents=True, exist_ok=True)
-    command = [*equivalence.pinned_to(cores), str(environments.venv_python(context.project, fw)), "-P", "-m",
+    exporting = exporter(fw)
+    command = [*equivalence.pinned_to(cores), str(environments.venv_python(context.project, exporting)), "-P", "-m",
                "rosetta.conversion_worker", str(job_dir)]
-    status, reason = run_process(command, run_dir, worker_environment(context, example, fw, spec, job_dir),
+    status, reason = run_process(command, run_dir, worker_environment(context, example, exporting, spec, job_dir),
                                  job_dir / "log.txt")
     if status != Outcome.OK:
         return {"status": status, "reason": reason}
@@ -222,7 +248,7 @@ def convert(context: RunContext, example: Example, candidates: list[Framework], 
     kept.mkdir(parents=True)
     rows, runnable = {}, []
     for fw in candidates:
-        env = envs.get(fw.name)
+        env = export_env(envs, fw)
         if env is None or not env.ok:
             rows[fw.name] = {"status": Outcome.NOT_INSTALLED, "reason": env.reason if env else "no environment"}
         elif not equivalence.adapter_path(example, fw).exists():
@@ -276,9 +302,12 @@ def convert(context: RunContext, example: Example, candidates: list[Framework], 
         timing = time_files(context, example, ran, work, kept)
         log(f"  conversion: ONNX Runtime timed on {len(ran)} files: {timing['status']}")
     for fw in runnable:
-        env = envs[fw.name]
+        env = export_env(envs, fw)
         packages = {**env.fingerprint.get("packages", {}), "python": env.fingerprint.get("python")}
-        rows[fw.name]["exporter_versions"] = results.key_packages(fw, packages)
+        rows[fw.name]["exporter_versions"] = {**results.key_packages(fw, packages),
+                                              **{name: packages[name] for name in EXPORTERS if name in packages}}
+        if export_environment(fw):
+            rows[fw.name]["export_environment"] = export_environment(fw)
     return {"api_version": store.CONVERSION.api_version, "example": example.name, "profile": profile,
             "machine": context.machine, "machine_label": results.machine_label(context.machine_info),
             "cache_key": key, "date": results.now(),

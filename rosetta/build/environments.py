@@ -329,9 +329,11 @@ def fingerprint(project: Project, fw: Framework) -> dict:
     return found
 
 
-def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda line: None) -> EnvStatus:
-    """Make sure the framework's venv and kernel exist; never raises for an install failure.
-    `progress` hears what is being installed, before the minutes it may take."""
+def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda line: None,
+           kernel: bool = True) -> EnvStatus:
+    """Make sure the framework's venv and (unless `kernel` is false: an export environment runs workers only)
+    its kernel exist; never raises for an install failure. `progress` hears what is being installed, before the
+    minutes it may take."""
     project.venvs.mkdir(parents=True, exist_ok=True)
     log_path = project.venvs / f"{fw.environment}.log"
     status = EnvStatus(fw.name, ok=False, kernel_name=fw.kernel_name)
@@ -353,7 +355,7 @@ def ensure(project: Project, fw: Framework, create: bool = True, progress=lambda
                 status.packages = _install(project, fw, log)
                 status.created, status.seconds = True, time.perf_counter() - started
             spec = _kernel_spec(project, fw)
-            if status.created or not spec.exists() or not _spec_is_current(spec, project, fw):
+            if kernel and (status.created or not spec.exists() or not _spec_is_current(spec, project, fw)):
                 _register_kernel(project, fw, log)
             status.fingerprint = fingerprint(project, fw)
         except (RuntimeError, OSError, subprocess.CalledProcessError, json.JSONDecodeError) as exc:

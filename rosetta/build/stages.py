@@ -18,22 +18,29 @@ from .signals import Doing, doing
 
 
 def set_up(context: RunContext) -> RunContext:
-    """Every framework's environment (created for the selected ones), then the machine: described, its
-    float32 peak measured once, its description and environments saved."""
+    """Every framework's environment (created for the selected ones) and the export environments their ONNX
+    exports run in (conversion.exporter, no kernel), then the machine: described, its float32 peak measured once,
+    its description and environments saved."""
     log, project = context.log, context.project
     log(f"environments ({project.venvs}):")
     envs = {}
+    # (its fingerprint without a row's [variables]: each row adds its own when it runs there)
+    exporters = {conversion.export_environment(fw): replace(conversion.exporter(fw), variables={})
+                 for fw in context.frameworks if conversion.export_environment(fw)}
     with CLOCK.timing("environments"):
-        for fw in context.frameworks:
+        for name, fw, kernel in [*((fw.name, fw, True) for fw in context.frameworks),
+                                 *((name, fw, False) for name, fw in exporters.items())]:
             doing(f"setting up the {fw.environment} environment")
-            selected = fw.name in context.selection.frameworks
-            env = envs[fw.name] = environments.ensure(project, fw, create=selected,
-                                                      progress=lambda line: log(f"  {line}"))
+            selected = fw.name in context.selection.frameworks if kernel else any(
+                conversion.export_environment(other) == name for other in context.frameworks
+                if other.name in context.selection.frameworks)
+            env = envs[name] = environments.ensure(project, fw, create=selected, kernel=kernel,
+                                                   progress=lambda line: log(f"  {line}"))
             state = (f"created in {env.seconds:.1f} s ({env.packages} packages)" if env.created else
                      f"existing Python {env.existing_python}" if env.existing_python else "ready") \
                 if env.ok else f"NOT INSTALLED: {env.reason}"
             if selected or env.ok:
-                log(f"  {fw.name}: {state}")
+                log(f"  {name}{'' if kernel else ' (ONNX exports)'}: {state}")
     return replace(context, envs=MappingProxyType(envs))
 
 

@@ -1,8 +1,7 @@
 """JAX (Flax NNX): jax2onnx traces a function of arrays; the model's parameters become constants.
 
-jax2onnx (0.17.1) is not in the JAX environment: it requires orbax-checkpoint >=0.11.6,<0.11.37, the environment
-pins Flax's 0.12.8, and moving it back would change the environment the JAX rows are timed in; so this export is
-refused until they agree.
+The export runs in an environment of its own (envs/jax-onnx.txt): the same jax, flax and keras as the JAX row's,
+with jax2onnx, whose orbax-checkpoint pin does not fit Flax's in the timed environment.
 """
 
 
@@ -12,5 +11,4 @@ def inputs(ns, x):
 
 def export(ns, x, path):
     from jax2onnx import to_onnx       # here, not above: a missing exporter refuses this export only
-    model = ns["model"]
-    to_onnx(lambda tokens: model(tokens), [("B", *x.shape[1:])], return_mode="file", output_path=path)
+    to_onnx(ns["model"], [("B", *x.shape[1:])], return_mode="file", output_path=path)   # "B": any batch size

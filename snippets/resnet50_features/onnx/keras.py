@@ -1,5 +1,5 @@
 """Keras 3: model.export(format="onnx") asks the backend's own converter (tf2onnx on TensorFlow,
-torch.onnx on PyTorch, jax2onnx on JAX, which is not installed: see the JAX tab)."""
+torch.onnx on PyTorch, jax2onnx on JAX, in an environment of its own: see the JAX tab)."""
 import keras
 
 
