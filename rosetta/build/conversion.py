@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -46,7 +45,6 @@ WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/s
                "rosetta/build/conversion.py")
 TIMED_INFERENCE = "infer"                # an example whose timed step is inference gets ONNX Runtime's time too
 TIMING_ROUNDS = 3                        # ONNX Runtime's passes over the benchmark's batches, per file
-WORKER_TIMEOUT = 900                     # seconds for one row's export, or for the check of every file
 
 # How a row's conversion ended, besides the outcomes every stage shares (ok, failed, timeout, not-installed).
 REFUSED = "refused"                      # the exporter raised: its message is the result
@@ -132,30 +130,6 @@ def file_bytes(path: Path) -> bytes:
 
 # --- running the workers ------------------------------------------------------------------------------
 
-def worker_environment(context: RunContext, example: Example, fw: Framework, spec: neutral.Spec,
-                       job_dir: Path) -> dict:
-    env = {**os.environ, "ROSETTA_PROFILE": context.profile, "ROSETTA_SNIPPETS": str(context.project.snippets),
-           "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0", "TF_CPP_MIN_LOG_LEVEL": "2",
-           neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-           **environments.process_variables(context.project, fw)}
-    if "weights" in spec.overrides:
-        env.pop("ROSETTA_WEIGHTS", None)          # the neutral weights come with the job: no download
-    return env
-
-
-def run_process(command: list[str], cwd: Path, env: dict, log_file: Path) -> tuple[str, str]:
-    """(status, reason) of one worker; its output goes to log_file."""
-    try:
-        done = equivalence.LIVE.run(command, cwd=cwd, env=env, timeout=WORKER_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return Outcome.TIMEOUT, f"no answer within {WORKER_TIMEOUT} s"
-    log_file.write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
-        return Outcome.FAILED, f"worker exited {done.returncode}: {tail[0]}"
-    return Outcome.OK, ""
-
-
 def export_row(context: RunContext, example: Example, fw: Framework, spec: neutral.Spec, inputs: dict,
                job_dir: Path, cores: tuple[int, ...]) -> dict:
     """One row's export worker: {status, reason, exported, message, seconds}."""
@@ -175,8 +149,9 @@ def export_row(context: RunContext, example: Example, fw: Framework, spec: neutr
     exporting = exporter(fw)
     command = [*equivalence.pinned_to(cores), str(environments.venv_python(context.project, exporting)), "-P", "-m",
                "rosetta.conversion_worker", str(job_dir)]
-    status, reason = run_process(command, run_dir, worker_environment(context, example, exporting, spec, job_dir),
-                                 job_dir / "log.txt")
+    status, reason = equivalence.run_process(
+        command, run_dir, equivalence.worker_environment(context.project, context.profile, exporting, spec, job_dir),
+        job_dir / "log.txt")
     if status != Outcome.OK:
         return {"status": status, "reason": reason}
     return {"status": Outcome.OK, "reason": "", **json.loads((job_dir / "outcome.json").read_text())}
@@ -190,7 +165,7 @@ def check_files(context: RunContext, example: Example, spec: neutral.Spec, job_d
                *map(str, job_dirs)]
     run_dir = context.project.build / "run" / example.name
     env = {**os.environ, "PYTHONHASHSEED": "0", **environments.process_variables(context.project, runtime)}
-    return run_process(command, run_dir, env, folder / "check-log.txt")
+    return equivalence.run_process(command, run_dir, env, folder / "check-log.txt")
 
 
 def time_files(context: RunContext, example: Example, rows: list[str], work: Path, folder: Path) -> dict:
@@ -204,8 +179,8 @@ def time_files(context: RunContext, example: Example, rows: list[str], work: Pat
     command = [str(environments.venv_python(context.project, runtime)), "-P", "-m", "rosetta.onnx_timing_worker",
                str(work / "timing-spec.json")]
     env = {**os.environ, "PYTHONHASHSEED": "0", **environments.process_variables(context.project, runtime)}
-    status, reason = run_process(command, context.project.build / "run" / example.name, env,
-                                 folder / "timing-log.txt")
+    status, reason = equivalence.run_process(command, context.project.build / "run" / example.name, env,
+                                             folder / "timing-log.txt")
     if status != Outcome.OK:
         return {"status": status, "reason": reason}
     timing = json.loads((work / "timing.json").read_text())

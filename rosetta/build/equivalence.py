@@ -281,25 +281,16 @@ class Runner:
         neutral.save(job_dir / "batches.npz", inputs["batches"])
         run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
         run_dir.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-               "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
-               "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-               **environments.process_variables(project, fw)}
-        if "weights" in spec.overrides:
-            env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
         command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
                    "rosetta.equivalence_worker", str(job_dir)]
         started = time.perf_counter()
-        try:
-            done = LIVE.run(command, cwd=run_dir, env=env, timeout=WORKER_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return {"status": Outcome.TIMEOUT, "reason": f"no answer within {WORKER_TIMEOUT} s"}
+        status, reason = run_process(command, run_dir, worker_environment(project, profile, fw, spec, job_dir),
+                                     job_dir / "log.txt")
         seconds = time.perf_counter() - started
-        (job_dir / "log.txt").write_text(done.stdout + done.stderr)
-        if done.returncode != 0:
-            tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
-            return {"status": Outcome.FAILED, "reason": f"worker exited {done.returncode}: {tail[0]}",
-                    "log": str(job_dir / "log.txt"), "seconds": seconds}
+        if status == Outcome.TIMEOUT:
+            return {"status": status, "reason": reason}
+        if status != Outcome.OK:
+            return {"status": status, "reason": reason, "log": str(job_dir / "log.txt"), "seconds": seconds}
         return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
                 "facts": json.loads((job_dir / "facts.json").read_text())}
 
@@ -320,6 +311,31 @@ class Runner:
                  + (", kept from the last check (nothing it depends on changed)" if outcome.get("kept") else
                     f" in {outcome['seconds']:.1f} s" if outcome["status"] == Outcome.OK else f": {outcome['reason']}"))
         return outcome
+
+
+def worker_environment(project: Project, profile: str, fw: Framework, spec: neutral.Spec, job_dir: Path) -> dict:
+    """The environment of a worker that runs a row's snippet steps on the neutral inputs in job_dir (this
+    check's, and the ONNX conversions' export worker)."""
+    env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
+           "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
+           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
+           **environments.process_variables(project, fw)}
+    if "weights" in spec.overrides:
+        env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
+    return env
+
+
+def run_process(command: list[str], cwd: Path, env: dict, log_file: Path) -> tuple[str, str]:
+    """(status, reason) of one worker process, which gets WORKER_TIMEOUT seconds; its output goes to log_file."""
+    try:
+        done = LIVE.run(command, cwd=cwd, env=env, timeout=WORKER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return Outcome.TIMEOUT, f"no answer within {WORKER_TIMEOUT} s"
+    log_file.write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
+        return Outcome.FAILED, f"worker exited {done.returncode}: {tail[0]}"
+    return Outcome.OK, ""
 
 
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
