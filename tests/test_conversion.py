@@ -143,7 +143,8 @@ def record(project) -> dict:
                               found(imported="NotImplementedError: Reshape | v19")),
           "versions": {"onnx": "1.23.2", "onnxruntime": "1.31.1"}, "exporter_versions": {"torch": "2.14.1"}}
     refused = {"status": conversion.REFUSED, "exported": False,
-               "message": "TypeError: patched_max_pool() takes 1 positional argument but 2 were given"}
+               "message": "TypeError: patched_max_pool() takes 1 positional argument but 2 were given",
+               "export_environment": "jax-onnx", "exporter_versions": {"jax2onnx": "0.17.1"}}
     return {"api_version": 1, "example": "cnn_cifar10", "profile": "smoke", "machine": "box", "machine_label": "a box",
             "cache_key": "k", "date": "2026-12-03T00:00:00+00:00", "seed": 0, "forward_batch": 2, "tolerance": 1e-4,
             "runtime_row": "pytorch", "import_route": "onnx2torch", "frameworks": {"pytorch": ok, "jax": refused}}
@@ -165,6 +166,7 @@ def test_the_page_shows_each_export_its_messages_and_the_rows_left_out(tmp_path,
     assert ":sync-group: framework" in page and ":sync: pytorch" in page, "tabs follow the benchmark pages' choice"
     assert "torch.onnx.export(" in page and "def check(job_dir: Path)" in page, "the export code and the checker"
     assert "operators: Conv ×4, Gemm ×2" in page and "onnx 1.23.2, onnxruntime 1.31.1" in page
+    assert "JAX (exported in `envs/jax-onnx.txt`): jax2onnx 0.17.1" in page, "where an export ran, when not its own"
     index = (tmp_path / "conversions.md").read_text()
     assert "1 of 2 rows' files run in ONNX Runtime" in index and "conversions/cnn_cifar10" in index
 

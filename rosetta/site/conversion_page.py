@@ -142,9 +142,10 @@ def provenance(view: ConversionView) -> list[str]:
     stale = (["```{warning}", "Something these conversions ran has changed since (a program, an export tab, an "
               "environment): `make html` converts them again.", "```", ""] if record.get("stale") else [])
     versions = next((row["versions"] for row in record["frameworks"].values() if row.get("versions")), {})
-    exporters = [f"{fw.label}: " + ", ".join(f"{name} {version}" for name, version in
-                                              record["frameworks"][fw.name].get("exporter_versions", {}).items())
-                 for tab in view.tabs for fw in tab.rows if fw.name in record["frameworks"]]
+    exporters = [f"{fw.label}" + (f" (exported in `envs/{row['export_environment']}.txt`)"
+                                  if row.get("export_environment") else "") + ": "
+                 + ", ".join(f"{name} {version}" for name, version in row.get("exporter_versions", {}).items())
+                 for tab in view.tabs for fw in tab.rows if (row := record["frameworks"].get(fw.name)) is not None]
     return [*stale, f"Converted on {escape(record['machine_label'])}, {record['date'][:10]} (profile "
             f"`{record['profile']}`); weights: the equivalence checks' neutral weights (seed {record['seed']}); "
             f"inputs: their forward batch of {record['forward_batch']} images.", "",
