@@ -6,8 +6,10 @@ runs it, and brings it back into PyTorch.
 Each JOB_DIR is a conversion worker's (conversion_worker.py): model.onnx and out.npz (`inputs`, the batch as
 the exported model takes it). For each, the worker writes check.npz (`ort`: ONNX Runtime's outputs; `torch`:
 those of the model onnx2torch made of the file) and check.json: the file's opset and operators, what the ONNX
-checker said, and the message of any step that refused (loading, running, importing). Comparing the outputs
-with the framework's own is the build's (conversion.py), with the equivalence checks' tolerances.
+checker said, the files that hold its weights where the exporter wrote them beside it (ONNX's external data:
+Keras on JAX does), and the message of any step that refused (loading, running, importing). A file with
+external data is also saved whole (WHOLE_FILE), the copy the build keeps. Comparing the outputs with the
+framework's own is the build's (conversion.py), with the equivalence checks' tolerances.
 
 (ONNX, ONNX Runtime, onnx2torch and PyTorch are imported where they are used: the package's kernel side
 imports no framework at module level, test_architecture.py.)
@@ -23,6 +25,8 @@ import numpy as np
 
 from . import neutral
 from .conversion_worker import MODEL_FILE, exporter_message
+
+WHOLE_FILE = "whole.onnx"          # model.onnx with its external data inside: one file to keep
 
 
 def feed_name(model) -> str:
@@ -59,8 +63,14 @@ def check(job_dir: Path) -> None:
     from onnx2torch import convert
 
     inputs = neutral.load(job_dir / "out.npz")["inputs"]
-    model = onnx.load(job_dir / MODEL_FILE)
-    found, outputs = describe(model), {}
+    model = onnx.load(job_dir / MODEL_FILE, load_external_data=False)
+    external = sorted({entry.value for tensor in model.graph.initializer
+                       if tensor.data_location == onnx.TensorProto.EXTERNAL
+                       for entry in tensor.external_data if entry.key == "location"})
+    onnx.load_external_data_for_model(model, str(job_dir))
+    if external:
+        onnx.save_model(model, job_dir / WHOLE_FILE)
+    found, outputs = {**describe(model), "external_data": external}, {}
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3                     # errors only: its warnings are about graph rewrites
     try:

@@ -145,9 +145,11 @@ def record(project) -> dict:
     refused = {"status": conversion.REFUSED, "exported": False,
                "message": "TypeError: patched_max_pool() takes 1 positional argument but 2 were given",
                "export_environment": "jax-onnx", "exporter_versions": {"jax2onnx": "0.17.1"}}
+    beside = {**ok, "file": "keras-jax.onnx", "external_data": ["model.onnx.data"]}
     return {"api_version": 1, "example": "cnn_cifar10", "profile": "smoke", "machine": "box", "machine_label": "a box",
             "cache_key": "k", "date": "2026-12-03T00:00:00+00:00", "seed": 0, "forward_batch": 2, "tolerance": 1e-4,
-            "runtime_row": "pytorch", "import_route": "onnx2torch", "frameworks": {"pytorch": ok, "jax": refused}}
+            "runtime_row": "pytorch", "import_route": "onnx2torch",
+            "frameworks": {"pytorch": ok, "jax": refused, "keras-jax": beside}}
 
 
 def test_the_page_shows_each_export_its_messages_and_the_rows_left_out(tmp_path, project):
@@ -167,8 +169,10 @@ def test_the_page_shows_each_export_its_messages_and_the_rows_left_out(tmp_path,
     assert "torch.onnx.export(" in page and "def check(job_dir: Path)" in page, "the export code and the checker"
     assert "operators: Conv ×4, Gemm ×2" in page and "onnx 1.23.2, onnxruntime 1.31.1" in page
     assert "JAX (exported in `envs/jax-onnx.txt`): jax2onnx 0.17.1" in page, "where an export ran, when not its own"
+    assert "**JAX backend**: written: opset 17, 13.0 MiB (its weights written beside it, in `model.onnx.data`: kept " \
+        "inside it here)" in page
     index = (tmp_path / "conversions.md").read_text()
-    assert "1 of 2 rows' files run in ONNX Runtime" in index and "conversions/cnn_cifar10" in index
+    assert "2 of 3 rows' files run in ONNX Runtime" in index and "conversions/cnn_cifar10" in index
 
 
 # --- in the real environments ------------------------------------------------------------------------
@@ -200,6 +204,9 @@ def test_the_smoke_build_exports_every_row_it_can_and_runs_each_file(smoke_site,
     for name in ("jax", "keras-jax"):       # in their export environment, with its exporter: a result either way
         assert rows[name]["export_environment"] == "jax-onnx" and "jax2onnx" in rows[name]["exporter_versions"]
         assert rows[name]["status"] in ("ok", conversion.REFUSED, conversion.NOT_RUN), rows[name]
+    if rows["keras-jax"].get("exported"):    # Keras on JAX writes its weights beside the file: kept inside it
+        assert rows["keras-jax"]["external_data"] == ["model.onnx.data"]
+        assert (files / rows["keras-jax"]["file"]).stat().st_size == rows["keras-jax"]["bytes"] > 10 * 2**20
     page = (smoke_site["output"] / "_gen" / "conversions" / "cnn_cifar10.html").read_text()
     assert "through ONNX" in page and "jax2onnx" in page
     assert converted["timing"] is None, "the CNN's benchmark times training: no inference to time"

@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import neutral
+from ..conversion_worker import MODEL_FILE
+from ..onnx_check_worker import WHOLE_FILE
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
 from . import comparison, environments, equivalence, identity, results, store
@@ -258,16 +260,17 @@ def convert(context: RunContext, example: Example, candidates: list[Framework], 
         if not row["exported"]:
             row.update(status=REFUSED)
             continue
-        shutil.copyfile(folder / "model.onnx", kept / f"{fw.name}.onnx")
-        row["file"] = f"{fw.name}.onnx"
-        row["bytes"] = (folder / "model.onnx").stat().st_size
+        found = json.loads((folder / "check.json").read_text()) if check[0] == Outcome.OK else {}
+        # Weights written beside the file (external data) are kept inside it: one file, as the others.
+        written = folder / (WHOLE_FILE if found.get("external_data") else MODEL_FILE)
+        shutil.copyfile(written, kept / f"{fw.name}.onnx")
+        row.update(file=f"{fw.name}.onnx", bytes=written.stat().st_size, external_data=found.get("external_data", []))
         if check[0] != Outcome.OK:
             row.update(status=check[0], reason=f"the check of the files: {check[1]}")
             continue
         own = neutral.load(folder / "out.npz")["logits"]
-        row.update(judged(spec, own, neutral.load(folder / "check.npz"),
-                          json.loads((folder / "check.json").read_text())))
-        row["versions"] = json.loads((folder / "check.json").read_text())["versions"]
+        row.update(judged(spec, own, neutral.load(folder / "check.npz"), found))
+        row["versions"] = found["versions"]
         log(f"  conversion: {fw.name}: ONNX Runtime {row['runtime']['status']}"
             + (f" (max |difference| {row['runtime']['difference']:.2g})" if "difference" in row["runtime"] else "")
             + f", {IMPORT_ROUTE} {row['import']['status']}")

@@ -81,15 +81,17 @@ def tab_outcome(fw, row: dict | None, several: bool) -> list[str]:
     if not row.get("exported"):
         return [f"- {name}" + (f"refused: `{escape_code(row['message'])}`" if row["status"] == conversion.REFUSED
                                else export_cell(row))]
+    if "opset" not in row:                 # written, but the check of the files did not run
+        return [f"- {name}written: {size_text(row['bytes'])}; not checked: {cell_text(row.get('reason', ''))}"]
     checker = "valid" if not row.get("checker") else f"`{escape_code(row['checker'])}`"
     producer = row.get("producer") or "its exporter"
-    lines = [f"- {name}written: opset {row['opset']}, {size_text(row['bytes'])}, by {producer}; "
+    beside = (f" (its weights written beside it, in {', '.join(f'`{name}`' for name in row['external_data'])}: "
+              "kept inside it here)" if row.get("external_data") else "")
+    lines = [f"- {name}written: opset {row['opset']}, {size_text(row['bytes'])}{beside}, by {producer}; "
              f"operators: {operators_text(row['operators'])}; the ONNX checker: {checker}"]
     if "runtime" in row:
         lines += [f"  - ONNX Runtime: {side_text(row['runtime'], fw.label)}",
                   f"  - back into PyTorch ({conversion.IMPORT_ROUTE}): {side_text(row['import'], fw.label)}"]
-    elif row.get("reason"):
-        lines.append(f"  - not checked: {cell_text(row['reason'])}")
     return lines
 
 
