@@ -212,7 +212,7 @@ def test_the_smoke_build_exports_every_row_it_can_and_runs_each_file(smoke_site,
     assert converted["timing"] is None, "the CNN's benchmark times training: no inference to time"
     gru, _ = smoke_record(project, "gru_imdb")
     gru_through = {name for name, row in gru["frameworks"].items() if row["status"] == "ok"}
-    assert {"pytorch", "tensorflow", "keras-tensorflow"} <= gru_through
+    assert {"pytorch", "tensorflow", "keras-tensorflow", "jax", "keras-jax"} <= gru_through, gru["frameworks"]
 
 
 @pytest.mark.envs

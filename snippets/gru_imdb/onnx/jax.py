@@ -10,5 +10,12 @@ def inputs(ns, x):
 
 
 def export(ns, x, path):
+    import jax
+    from flax import nnx
     from jax2onnx import to_onnx       # here, not above: a missing exporter refuses this export only
-    to_onnx(ns["model"], [("B", *x.shape[1:])], return_mode="file", output_path=path)   # "B": any batch size
+
+    # A pure function of the tokens, as JAX transforms trace: the module rebuilt inside it with fresh variables
+    # (given the module itself, nnx.RNN's scan met variables of another trace level and refused).
+    graph, state = nnx.split(ns["model"])
+    tokens = jax.ShapeDtypeStruct(jax.export.symbolic_shape(f"B, {x.shape[1]}"), x.dtype)   # B: any batch, int32
+    to_onnx(lambda t: nnx.merge(graph, state, copy=True)(t), [tokens], return_mode="file", output_path=path)
