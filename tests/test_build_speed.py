@@ -92,6 +92,36 @@ def test_workers_side_by_side_each_run_on_cores_of_their_own(tmp_path):
     assert [json.loads(done.stdout) for done in seen] == [sorted(group) for group in groups]
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning two jobs apart needs two CPUs")
+def test_jobs_side_by_side_run_two_at_a_time_on_cores_of_their_own_and_keep_their_order(project, tmp_path):
+    """What the smoke profile's lesson scripts get (it measures nothing): two jobs at a time, each thread pinned
+    to its own CPUs, which the kernel it starts inherits; the results in the jobs' order, each saved."""
+    from rosetta.build import jobs, store
+    context = RunContext(project, "smoke", Options(force=True), Selection(), variables.read(), (), (), (),
+                         log=lambda line: None)
+
+    def run(n):
+        def measure(key):
+            seen = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                                  capture_output=True, text=True, check=True).stdout
+            time.sleep(1.0)
+            return {"n": n, "cpus": json.loads(seen), "status": "ok", "cache_key": key}, None
+        return measure
+
+    queued = [jobs.Job(store.LESSON, f"sleepy/row{n}", f"row{n}", tmp_path / f"row{n}.json", True, key=lambda: "k",
+                       run=run(n)) for n in range(4)]
+    before, started = os.sched_getaffinity(0), time.perf_counter()
+    found = jobs.run_side_by_side(context, queued, 2)
+    seconds = time.perf_counter() - started
+    assert [r["n"] for r in found] == [0, 1, 2, 3]
+    assert 2 * 1.0 <= seconds < 4 * 1.0, seconds          # two rounds of two, not four one after another
+    groups = {tuple(r["cpus"]) for r in found}
+    assert len(groups) == 2 and set.union(*map(set, groups)) == os.sched_getaffinity(0), groups
+    assert all(len(set(a) & set(b)) == 0 for a in groups for b in groups if a != b)
+    assert all(json.loads((tmp_path / f"row{n}.json").read_text())["n"] == n for n in range(4))
+    assert os.sched_getaffinity(0) == before, "the main thread is never pinned"
+
+
 def test_a_kept_worker_output_is_used_only_under_its_own_key_and_never_when_cut_off(project, tmp_path):
     """What lets an edit re-run one row's workers: an output kept under the key of what it depends on.
     Another key, a cut-off record or a missing output means the worker runs again."""

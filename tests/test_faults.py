@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tiny_site import SNIPPET, make_project
+from test_tiny_site import LESSON, LESSON_SCRIPT, SNIPPET, make_project
 
 from rosetta.project import REPO_ROOT
 
@@ -136,6 +136,39 @@ def test_an_interrupted_build_stops_at_once_keeps_what_finished_and_continues_ne
     again = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx")
     assert again.returncode == 0 and "tiny/alpha: up to date" in again.stdout
     assert "run 1/1 of tiny/alpha" not in again.stdout, "finished snippets are not run again"
+
+
+def test_an_interrupt_while_lesson_scripts_run_side_by_side_kills_both_kernels_and_saves_neither(faulty):
+    """At smoke (which measures nothing) lesson scripts run two at a time, each kernel waiting in a thread of
+    its own: Ctrl-C, which reaches the main thread only, still stops the build within seconds, kills both
+    kernels, and leaves no result of either unfinished run."""
+    folder = faulty / "lessons" / "drowsy"
+    folder.mkdir()
+    (folder / "lesson.toml").write_text(LESSON.replace("Sleeping less", "Sleeping long"))
+    (folder / "README.md").write_text("# Sleeping long\n\nTwo scripts that sleep until they are stopped.\n")
+    for fw in ("alpha", "beta"):
+        (folder / f"{fw}.py").write_text(LESSON_SCRIPT.replace('settings("sleepy")', 'settings("drowsy")').format(
+            fw=fw, short="time.sleep(60)"))
+    try:
+        running = Running(faulty, "--examples", "none", "--lessons", "drowsy", "--frameworks", "alpha,beta",
+                          "--timeout", "120", "--no-sphinx")
+        running.wait_for("2 at a time")
+        deadline = time.monotonic() + 60
+        while len(kernels_of(faulty)) < 2:          # both kernels up, each in its 60 s sleep soon
+            assert time.monotonic() < deadline, running.output()
+            time.sleep(0.2)
+        time.sleep(4)
+        sent = time.monotonic()
+        os.killpg(running.process.pid, signal.SIGINT)
+        code = running.end()
+        took, out = time.monotonic() - sent, running.output()
+        assert code == 130, out
+        assert took < 15, f"{took:.1f} s to stop"
+        assert "every result that finished is kept" in out
+        assert gone(faulty) == [], "a kernel was left running"
+        assert not list((faulty / "results").glob("*/smoke/_lessons/drowsy/*")), "no result, and no half of one"
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_a_second_build_in_the_checkout_stops_with_a_message_and_the_lock_dies_with_a_killed_build(faulty):

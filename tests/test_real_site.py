@@ -67,7 +67,10 @@ def test_the_build_ends_with_where_its_time_went(smoke_site):
     for example in EXAMPLES:
         for part in ("kernel start-ups", "snippets", "equivalence"):
             assert seconds[f"{example}: {part}"] > 0, (example, part, seconds)
-    assert seconds["lessons: scripts"] > 0 and seconds["pages"] > 0 and seconds["sphinx-build"] > 0
+    # (At smoke, on a machine without a GPU, the lesson scripts run two at a time: one phase, their wall time.)
+    lessons = [name for name in seconds if name.startswith("lessons: scripts")]
+    assert lessons and all(seconds[name] > 0 for name in lessons), seconds
+    assert seconds["pages"] > 0 and seconds["sphinx-build"] > 0
     parts = sum(value for name, value in seconds.items() if name != "whole build")
     assert abs(parts - seconds["whole build"]) <= 0.2 + 0.001 * seconds["whole build"], seconds
 

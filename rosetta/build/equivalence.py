@@ -32,7 +32,7 @@ import numpy as np
 from .. import neutral
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, identity, results, store
+from . import comparison, environments, identity, jobs, results, store
 from .context import RunContext
 from .jobs import Job
 from .outcome import Outcome
@@ -145,10 +145,10 @@ def core_groups(workers: int) -> list[tuple[int, ...]]:
     run on (OpenMP, OpenBLAS, oneDNN, Eigen, XLA), so two workers that each see both cores of a 2-core
     machine run four busy threads on two. Measured on a 2-core Xeon: PyTorch's GRU worker beside another
     took 29 s unpinned and 3.4 s pinned; the GRU check as a whole 86 s and 45 s."""
-    available = sorted(os.sched_getaffinity(0))
-    if workers <= 1 or len(available) < workers or not shutil.which("taskset"):
+    groups = jobs.core_groups(workers)
+    if workers <= 1 or len(groups) < workers or not shutil.which("taskset"):
         return [()] * max(1, workers)
-    return [tuple(available[i::workers]) for i in range(workers)]
+    return groups
 
 
 def pinned_to(cores: tuple[int, ...]) -> list[str]:

@@ -102,6 +102,45 @@ def shut_down(client: NotebookClient, process) -> None:
         process.wait()
 
 
+class LiveKernels:
+    """The kernel processes running now, from any thread: an interruption reaches the main thread only, and
+    kills them all (run side by side, each waits in a thread of its own). A kernel that starts after that is
+    killed at once."""
+
+    def __init__(self):
+        self.processes: set = set()
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def add(self, process) -> None:
+        if process is None:
+            return
+        with self.lock:
+            self.processes.add(process)
+            if not self.closed:
+                return
+        process.kill()
+
+    def discard(self, process) -> None:
+        with self.lock:
+            self.processes.discard(process)
+
+    def kill_all(self) -> None:
+        with self.lock:
+            self.closed = True
+            running = list(self.processes)
+        for process in running:
+            if process.poll() is None:
+                process.kill()
+
+    def reopen(self) -> None:
+        with self.lock:
+            self.closed = False
+
+
+KERNELS = LiveKernels()
+
+
 def _step_of_cell(snippet: Snippet) -> dict[int, str]:
     return {index: step.name for step in snippet.steps for index in step.cell_indices}
 
@@ -122,6 +161,7 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         build_handlers.restore()
         # The kernel's process, kept to read how it ended if it dies (the manager forgets it then).
         kernel["process"] = getattr(getattr(client.km, "provisioner", None), "process", None)
+        KERNELS.add(kernel["process"])
 
     # shutdown_kernel="immediate": once the last cell has replied, every output is in; a graceful shutdown
     # only waits for the framework's exit handlers (measured: 0.8 to 1.1 s a PyTorch kernel, against 0.1 s).
@@ -153,6 +193,7 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         if isinstance(exc, DeadKernelError):
             error.update(kernel_death(kernel.get("process")))
     finally:
+        KERNELS.discard(kernel.get("process"))
         build_handlers.restore()
         shutil.rmtree(sockets, ignore_errors=True)
     result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - begun,

@@ -12,14 +12,18 @@ An interruption (Ctrl-C, SIGTERM) leaves every finished result saved and none ha
 from __future__ import annotations
 
 import importlib
+import os
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..data.fetch import DataError
 from . import results, store
 from .context import RunContext
+from .execute import KERNELS
 from .outcome import RETRIED, Outcome
 from .phases import CLOCK
 from .signals import doing
@@ -37,6 +41,7 @@ class Data:
     info: dict = field(default_factory=dict)      # what prepare() said (its source)
     error: str = ""
     _identity: str | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def identity(self) -> str:
         if self._identity is None:
@@ -44,17 +49,19 @@ class Data:
         return self._identity
 
     def prepare(self, log) -> str:
-        """Prepared once; the error (one line naming what to provide), or ""."""
-        if not self.needed or self.info or self.error:
+        """Prepared once; the error (one line naming what to provide), or "". (Jobs run side by side wait
+        here for the first of them.)"""
+        with self._lock:
+            if not self.needed or self.info or self.error:
+                return self.error
+            try:
+                with CLOCK.timing(self.phase):
+                    self.info = importlib.import_module(self.module).prepare(self.settings()) if self.module else {}
+                self._identity = None           # prepare() may just have downloaded it
+            except DataError as exc:
+                self.error = str(exc)
+                log(f"  data: {self.error}")
             return self.error
-        try:
-            with CLOCK.timing(self.phase):
-                self.info = importlib.import_module(self.module).prepare(self.settings()) if self.module else {}
-            self._identity = None           # prepare() may just have downloaded it
-        except DataError as exc:
-            self.error = str(exc)
-            log(f"  data: {self.error}")
-        return self.error
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,47 @@ def run_jobs(context: RunContext, jobs: list[Job]) -> dict[str, dict]:
     return out
 
 
+def core_groups(workers: int) -> list[tuple[int, ...]]:
+    """This process's CPUs in `workers` groups, one per job or worker running side by side (one group of
+    them all when there are fewer CPUs than that)."""
+    available = sorted(os.sched_getaffinity(0))
+    return [tuple(available[i::workers]) for i in range(workers)] if len(available) >= workers else [tuple(available)]
+
+
+def run_side_by_side(context: RunContext, jobs: list[Job], workers: int) -> list[dict | None]:
+    """Each job's result, in order, with `workers` jobs running at once, each thread (and the kernel it starts,
+    which inherits the thread's CPUs) pinned to a core group of its own: for runs that time nothing anyone
+    reads (the smoke profile), never for measurements. An interruption (Ctrl-C, SIGTERM, which reach the
+    main thread only) kills every kernel running, cancels what had not started, and saves nothing
+    unfinished."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [run_job(context, job) for job in jobs]
+    groups, taken = core_groups(workers), iter(range(workers))
+
+    def pin():                      # once per thread: a thread's CPUs are its own (Linux), and its children's
+        os.sched_setaffinity(0, groups[next(taken) % len(groups)])
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="job", initializer=pin)
+    STOPPING.clear()
+    try:
+        futures = [pool.submit(run_job, context, job) for job in jobs]
+        while wait(futures, timeout=0.5).not_done:
+            pass                    # (short waits: a signal's handler runs between them, in this thread)
+        return [future.result() for future in futures]
+    except BaseException:
+        STOPPING.set()              # (before the kernels die: their runs must not be saved as failures)
+        pool.shutdown(wait=False, cancel_futures=True)
+        KERNELS.kill_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        KERNELS.reopen()
+        STOPPING.clear()
+
+
+STOPPING = threading.Event()        # set while jobs side by side are being stopped: what they return is dropped
+
+
 def run_job(context: RunContext, job: Job) -> dict | None:
     """The job's result: the one on record when current (or not selected), else measured and saved whole."""
     log = context.log
@@ -134,6 +182,8 @@ def run_job(context: RunContext, job: Job) -> dict | None:
     doing(job.doing or f"measuring {job.label}")
     started = time.perf_counter()
     record, notebook = job.run(key)
+    if STOPPING.is_set():
+        return None                 # an interrupted run (its kernel killed on the way out): no result
     store.save(job.kind, job.path, record, notebook)
     log(f"  {job.label}: {job.describe(record, time.perf_counter() - started)}")
     return record

@@ -20,7 +20,7 @@ import nbformat
 
 from .. import lesson as lesson_helper  # (the kernel side's helper that lesson scripts import)
 from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, resolve_profile, script_in
-from . import environments, identity, results, store
+from . import environments, equivalence, identity, results, store
 from .context import RunContext
 from .execute import execute
 from .jobs import Blocked, Data, Job
@@ -212,16 +212,29 @@ def record(context: RunContext, lesson: Lesson, fw: Framework, status: Outcome, 
 
 # --- execution -------------------------------------------------------------------------------------
 
+UNTIMED_PROFILES = ("smoke",)          # profiles whose runs check that scripts run, and measure nothing
+
+
+def side_by_side(context: RunContext) -> int:
+    """How many lesson scripts run at once: one, as every measurement, except at a profile that measures
+    nothing, on a machine without a GPU: one per core there, at most two (as the equivalence workers)."""
+    if context.profile not in UNTIMED_PROFILES:
+        return 1
+    return equivalence.parallel_workers(context.machine_info, context.variables.check_workers)
+
+
 def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet, key: str) -> tuple[dict, str]:
     project, profile = context.project, context.profile
-    run_dir = project.build / "run" / store.LESSON.folder / lesson.name   # kernel cwd, outside lessons/
+    # The kernel's cwd, outside lessons/, one per row: rows of a lesson may run side by side (side_by_side).
+    run_dir = project.build / "run" / store.LESSON.folder / lesson.name / fw.name
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
                   **environments.process_variables(project, fw)}
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
-    CLOCK.add("lessons: kernel start-ups", execution.kernel_seconds)
-    CLOCK.add("lessons: scripts", execution.wall_seconds - execution.kernel_seconds)
+    if side_by_side(context) == 1:     # (side by side, the stage's wall time is its phase)
+        CLOCK.add("lessons: kernel start-ups", execution.kernel_seconds)
+        CLOCK.add("lessons: scripts", execution.wall_seconds - execution.kernel_seconds)
     env = context.envs[fw.name]
     result = record(context, lesson, fw, execution.status)
     packages = env.fingerprint.get("packages", {})
@@ -239,6 +252,7 @@ def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet
             "snippet": results.snippet_commit(lesson.snippet_path(fw)),
             "code": lesson_code(lesson, fw),
             "timing": "monotonic clock around each variant call, inside the kernel (rosetta/lesson.py)",
+            "side_by_side": side_by_side(context),     # scripts running at once (more than one: measures nothing)
             "wall_seconds": round(execution.wall_seconds, 3),
         },
     })

@@ -3,7 +3,8 @@ saved beside the site's build files (``_build/phases.json``) for ``benchmarks/bu
 
 Phases are named by what a reader of the table asks about: "environments", "machine peak",
 "cnn_cifar10: kernel start-ups", "cnn_cifar10: snippets", "cnn_cifar10: equivalence", "lessons:
-kernel start-ups", "lessons: scripts", "pages", "sphinx-build". A phase entered twice adds up.
+kernel start-ups", "lessons: scripts" (at smoke "lessons: scripts, 2 at a time": its wall time), "pages",
+"sphinx-build". A phase entered twice adds up.
 """
 from __future__ import annotations
 

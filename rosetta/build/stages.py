@@ -134,16 +134,30 @@ def measure(context: RunContext) -> Measured:
         checks = bool(chosen and selection.frameworks and options.equivalence)
         out.checked[example.name] = check(context, example, out, checks)
         out.converted[example.name] = convert(context, example, out, checks)
-    # Lessons after the benchmarks, one script at a time like them.
+    # Lessons after the benchmarks, one script at a time like them; at a profile that measures nothing
+    # (smoke: it checks that the scripts run), side by side, each kernel on a core of its own.
     for problem in context.lesson_problems:
         log(f"lesson: {problem}")
+    side_by_side = lessons.side_by_side(context)
+    queued = []
     for lesson in context.lessons:
         if context.profile not in lesson.profiles:
             log(f"lesson {lesson.name}: no {context.profile!r} profile, skipped")
             continue
-        log(f"lesson {lesson.name}:")
         rows = selection.rows(lesson.name in selection.lessons)
+        if side_by_side > 1:
+            queued += [(lesson.name, job) for job in lessons.jobs(context, lesson, rows)]
+            continue
+        log(f"lesson {lesson.name}:")
         out.lessons[lesson.name] = jobs.run_jobs(context, lessons.jobs(context, lesson, rows))
+    if queued:
+        log(f"lessons: {len(queued)} scripts, {side_by_side} at a time (profile {context.profile} measures nothing)")
+        with CLOCK.timing(f"lessons: scripts, {side_by_side} at a time"):
+            found = jobs.run_side_by_side(context, [job for _, job in queued], side_by_side)
+        for (name, job), result in zip(queued, found):
+            rows_found = out.lessons.setdefault(name, {})
+            if result is not None:
+                rows_found[job.row] = result
     if options.publishing:
         staleness.mark_rows(out.results, list(context.examples), list(context.frameworks), store.BENCHMARK)
         staleness.mark_rows(out.lessons, list(context.lessons), list(context.frameworks), store.LESSON)

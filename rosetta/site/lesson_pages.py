@@ -153,6 +153,10 @@ def build_text(lesson: Lesson, current: dict, machine_info: dict, profile: str, 
     measured = [r for r in current.values() if r["status"] not in (Outcome.NEEDS_GPU, Outcome.NOT_INSTALLED)]
     how = (warmup_text(lesson, profile, ran) + "Each round calls every variant once, alternating their order "
            "from round to round, one call at a time, in the framework's own kernel. ")
+    at_once = max([r["provenance"].get("side_by_side", 1) for r in ran if r.get("provenance")] or [1])
+    if at_once > 1:
+        how += (f"At this profile, which checks that the scripts run and measures nothing, {at_once} scripts ran "
+                "at a time, each kernel on a core of its own: these times are not measurements. ")
     others = ("Results of " + ", ".join(escape(group_label(c, f)) for c, f in groups.items())
               + " are under Other machines below." if groups else "No machine on record has measured it.")
     if measured:
