@@ -12,7 +12,7 @@ from ..settings import Settings, with_overrides
 from . import environments, results, store
 from .context import RunContext
 from .execute import execute
-from .jobs import Blocked, Data, Job
+from .jobs import Blocked, Data, Job, side_by_side
 from .outcome import Outcome
 from .phases import CLOCK
 from .signals import doing
@@ -62,7 +62,8 @@ def write_working_files(project: Project, fw: Framework, folder: Path) -> None:
 def executions(context: RunContext, example: Example, fw: Framework, snippet) -> tuple[list[dict], object]:
     """The snippet run --repeats times, one after another (stopping at the first that does not succeed)."""
     project, repeats = context.project, context.options.repeats
-    run_dir = project.build / "run" / example.name      # kernel cwd: outside snippets/ (no shadowing)
+    # The kernel's cwd: outside snippets/ (no shadowing), one per row (rows may run side by side: jobs.side_by_side).
+    run_dir = project.build / "run" / example.name / fw.name
     run_dir.mkdir(parents=True, exist_ok=True)
     write_working_files(project, fw, run_dir)
     kernel_env = {"ROSETTA_PROFILE": context.profile, "ROSETTA_SNIPPETS": str(project.snippets),
@@ -73,8 +74,9 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet) ->
         context.log(f"  run {repeat + 1}/{repeats} of {example.name}/{fw.name} ({context.profile})")
         execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout,
                             fw.kernel_transport)
-        CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
-        CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)
+        if side_by_side(context) == 1:       # (side by side, the stage's wall time is its phase)
+            CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
+            CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)
         runs.append({"steps": execution.step_seconds, "metrics": execution.metrics,
                      "wall_seconds": round(execution.wall_seconds, 3), "status": execution.status})
         if execution.status != Outcome.OK:
@@ -115,6 +117,7 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
             "code": results.example_code(example, fw),
             "repository": results.repository_commit(),
             "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
+            "side_by_side": side_by_side(context),     # snippets running at once (more than one: measures nothing)
         },
     })
     if execution.status != Outcome.OK:

@@ -5,6 +5,7 @@ The command line makes it (cli.py); the stages add what they learn (the machine,
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,10 @@ from .variables import Variables
 
 
 def say(line: str) -> None:
-    print(line, flush=True)
+    # One write per line: jobs side by side (jobs.run_side_by_side) log from two threads, and print()
+    # writes the line and its newline apart.
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from ..project import Example, Framework, Project, script_in
 from ..settings import settings
 from . import comparison, environments, identity, jobs, results, store
 from .context import RunContext
-from .jobs import Job
+from .jobs import Job, parallel_workers  # noqa: F401  (equivalence.parallel_workers: the checks' own)
 from .outcome import Outcome
 from .snippets import SnippetError, parse
 
@@ -129,14 +129,6 @@ class LiveWorkers:
 
 
 LIVE = LiveWorkers()
-
-
-def parallel_workers(machine_info: dict, given: int = 0) -> int:
-    """How many workers run at once: `given` (ROSETTA_CHECK_WORKERS) if set; else one per core, at most 2, on a
-    machine without a GPU (two workers on one GPU would contend for its memory: JAX takes most of it)."""
-    if given > 0:
-        return given
-    return 1 if machine_info.get("gpus") else max(1, min(2, os.cpu_count() or 1))
 
 
 def core_groups(workers: int) -> list[tuple[int, ...]]:

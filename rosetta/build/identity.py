@@ -13,6 +13,7 @@ import ast
 import hashlib
 import json
 import re
+import threading
 import tomllib
 from pathlib import Path
 
@@ -26,9 +27,15 @@ EXAMPLE_PAGE_KEYS = ("title", "short_title", "order", "summary", "throughput_uni
 LESSON_PAGE_KEYS = ("title", "claim", "source", "order", "concerns", "rules", "left_out", "curve", "controls")
 
 
+# Python 3.11 before 3.11.8 cannot build syntax trees in two threads at once (CPython gh-106905: "SystemError:
+# AST constructor recursion depth mismatch", seen here with jobs side by side): one parse at a time.
+PARSING = threading.Lock()
+
+
 def python_identity(source: str) -> str:
     """A Python cell or module without comments, docstrings and layout: its syntax tree."""
-    tree = ast.parse(source)
+    with PARSING:
+        tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
                 and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \

@@ -100,14 +100,30 @@ class Job:
     elsewhere: Callable[[], dict | None] | None = None  # when none is on record here: another machine's
 
 
-def run_jobs(context: RunContext, jobs: list[Job]) -> dict[str, dict]:
-    """row -> its result: measured again where selected and not current, else the one on record."""
-    out = {}
-    for job in jobs:
-        result = run_job(context, job)
-        if result is not None:
-            out[job.row] = result
-    return out
+def run_jobs(context: RunContext, jobs: list[Job], workers: int = 1) -> dict[str, dict]:
+    """row -> its result: measured again where selected and not current, else the one on record; `workers` at
+    a time (run_side_by_side) where the profile measures nothing."""
+    found = run_side_by_side(context, jobs, workers)
+    return {job.row: result for job, result in zip(jobs, found) if result is not None}
+
+
+UNTIMED_PROFILES = ("smoke",)          # profiles whose runs check that scripts run, and measure nothing
+
+
+def parallel_workers(machine_info: dict, given: int = 0) -> int:
+    """How many workers run at once: `given` (ROSETTA_CHECK_WORKERS) if set; else one per core, at most 2, on a
+    machine without a GPU (two workers on one GPU would contend for its memory: JAX takes most of it)."""
+    if given > 0:
+        return given
+    return 1 if machine_info.get("gpus") else max(1, min(2, os.cpu_count() or 1))
+
+
+def side_by_side(context: RunContext) -> int:
+    """How many kernels (snippets, lesson scripts) run at once: one, as for every measurement, except at a
+    profile that measures nothing, where they run as the equivalence workers do (parallel_workers)."""
+    if context.profile not in UNTIMED_PROFILES:
+        return 1
+    return parallel_workers(context.machine_info, context.variables.check_workers)
 
 
 def core_groups(workers: int) -> list[tuple[int, ...]]:

@@ -20,10 +20,10 @@ import nbformat
 
 from .. import lesson as lesson_helper  # (the kernel side's helper that lesson scripts import)
 from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, resolve_profile, script_in
-from . import environments, equivalence, identity, results, store
+from . import environments, identity, results, store
 from .context import RunContext
 from .execute import execute
-from .jobs import Blocked, Data, Job
+from .jobs import Blocked, Data, Job, side_by_side
 from .outcome import Outcome
 from .phases import CLOCK
 from .snippets import Snippet, SnippetError, check_alignment, parse
@@ -212,20 +212,9 @@ def record(context: RunContext, lesson: Lesson, fw: Framework, status: Outcome, 
 
 # --- execution -------------------------------------------------------------------------------------
 
-UNTIMED_PROFILES = ("smoke",)          # profiles whose runs check that scripts run, and measure nothing
-
-
-def side_by_side(context: RunContext) -> int:
-    """How many lesson scripts run at once: one, as every measurement, except at a profile that measures
-    nothing, on a machine without a GPU: one per core there, at most two (as the equivalence workers)."""
-    if context.profile not in UNTIMED_PROFILES:
-        return 1
-    return equivalence.parallel_workers(context.machine_info, context.variables.check_workers)
-
-
 def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet, key: str) -> tuple[dict, str]:
     project, profile = context.project, context.profile
-    # The kernel's cwd, outside lessons/, one per row: rows of a lesson may run side by side (side_by_side).
+    # The kernel's cwd, outside lessons/, one per row: rows of a lesson may run side by side (jobs.side_by_side).
     run_dir = project.build / "run" / store.LESSON.folder / lesson.name / fw.name
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),

@@ -130,7 +130,9 @@ def measure(context: RunContext) -> Measured:
         log(f"{example.name}:")
         chosen = example.name in selection.examples
         rows = selection.rows(chosen, options.equivalence_only)
-        out.results[example.name] = jobs.run_jobs(context, benchmark.jobs(context, example, rows))
+        side_by_side = jobs.side_by_side(context)      # (at a profile that measures nothing, two at a time)
+        with CLOCK.timing(f"{example.name}: snippets, {side_by_side} at a time") if side_by_side > 1 else nullcontext():
+            out.results[example.name] = jobs.run_jobs(context, benchmark.jobs(context, example, rows), side_by_side)
         checks = bool(chosen and selection.frameworks and options.equivalence)
         out.checked[example.name] = check(context, example, out, checks)
         out.converted[example.name] = convert(context, example, out, checks)
@@ -138,7 +140,7 @@ def measure(context: RunContext) -> Measured:
     # (smoke: it checks that the scripts run), side by side, each kernel on a core of its own.
     for problem in context.lesson_problems:
         log(f"lesson: {problem}")
-    side_by_side = lessons.side_by_side(context)
+    side_by_side = jobs.side_by_side(context)
     queued = []
     for lesson in context.lessons:
         if context.profile not in lesson.profiles:

@@ -302,6 +302,7 @@ def head_lines(view: BenchmarkView) -> list[str]:
     data_sources = sorted({r["provenance"].get("data_source", "") for r in ok} - {""})
     weights = "; ".join(sorted({r["provenance"].get("weights", "") for r in ok} - {""})) or example.weights
     sizes = sizes_text(example.profiles.get(profile, {})) + own_sizes(example, profile, current, view.frameworks)
+    at_once = max([r["provenance"].get("side_by_side", 1) for r in ok] or [1])
     return [f"({example.name})=", f"# {example.title}", "",
             *view.diagram, view.intro, "",   # (the diagram floats beside the intro)
             "```{admonition} " + ("The tabs' results" if published else "This build"), ":class: note",
@@ -309,8 +310,10 @@ def head_lines(view: BenchmarkView) -> list[str]:
             + (f", read from the results folder `{Path(published).name}` (this site was built without "
                "executing anything). " if published else ". ") +
             f"Data: {'; '.join(data_sources) or 'none loaded'}. Weights: {weights}. "
-            "One snippet ran at a time; step times come from the notebook cell timestamps "
-            "(see {doc}`/methodology`).", "```", "",
+            + (f"At this profile, which checks that the snippets run and measures nothing, {at_once} snippets ran "
+               "at a time, each kernel on a core of its own: these times are not measurements; "
+               if at_once > 1 else "One snippet ran at a time; ")
+            + "step times come from the notebook cell timestamps (see {doc}`/methodology`).", "```", "",
             *([] if view.gpu_anywhere else
               ["```{important}", "No GPU results yet: every figure on this page was measured on a CPU (the "
                "machines in the legend below). The original study's figures are from GPUs. "
