@@ -49,8 +49,10 @@ def describe(violation: dict, where: str) -> str:
 @pytest.mark.parametrize("path", AUDITED)
 def test_no_serious_or_critical_accessibility_violations_in_light_and_dark_mode(browser, server, path, capsys):
     """axe-core's rules (WCAG 2.x A/AA and best practices) on the page as it loads, then with every tab's
-    content and every dropdown shown, in light and in dark mode (the theme follows the reader's system
-    setting). Serious and critical violations fail; the others are printed for the log."""
+    content and every dropdown shown, in light mode; in dark mode (the theme follows the reader's system
+    setting) with everything shown, which holds all that loads visible as well: what dark mode changes is
+    colours, and the shown state has every element whose colours are checked. Serious and critical
+    violations fail; the others are printed for the log."""
     blocking, others = [], []
     for mode in ("light", "dark"):
         context = browser.new_context(viewport={"width": 1300, "height": 900}, color_scheme=mode)
@@ -60,7 +62,8 @@ def test_no_serious_or_critical_accessibility_violations_in_light_and_dark_mode(
         page.wait_for_load_state("networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == mode, "the theme follows the system"
         hidden = page.evaluate("document.querySelectorAll('.sd-tab-content, details:not([open])').length")
-        for state in ("as loaded", "every tab shown") if hidden else ("as loaded",):
+        states = ("as loaded", "every tab shown") if mode == "light" else ("every tab shown",)
+        for state in states if hidden else ("as loaded",):
             if state == "every tab shown":
                 page.evaluate(REVEAL)
                 page.wait_for_timeout(400)       # the theme's tab stops are set after a 300 ms debounce

@@ -473,6 +473,9 @@ def test_a_lesson_runs_its_variants_and_its_verdicts_are_computed(tiny):
     assert "sleepy-seconds.png" in html
     if len(os.sched_getaffinity(0)) >= 2:        # smoke, no GPU: the scripts ran two at a time, and it says so
         assert alpha["provenance"]["side_by_side"] == 2 and "these times are not measurements" in html
+        assert result(root, "tiny", "alpha")["provenance"]["side_by_side"] == 2
+        benchmark_page = page(root, "tiny")
+        assert "2 snippets ran at a time" in benchmark_page and "these times are not measurements" in benchmark_page
     index = (root / "_build" / "html" / "_gen" / "lessons.html").read_text()
     assert "short at least 2x faster" in index and "Sleeping less" in index
     assert "Sleeping less" in page(root, "tiny"), "the benchmark page links to the lessons that concern it"
