@@ -29,7 +29,7 @@ class Variables:
     venvs: str = ""                       # ROSETTA_VENVS: where the environments are made
     weights: str = ""                     # ROSETTA_WEIGHTS: pretrained or random (seeded); "": each example's own
     machine: str = ""                     # ROSETTA_MACHINE: this machine's name, when given
-    check_workers: int = 0                # ROSETTA_CHECK_WORKERS: equivalence workers at once (0: the default)
+    check_workers: int = 0                # ROSETTA_CHECK_WORKERS: equivalence workers (and smoke kernels) at once
 
 
 def read(environ: Mapping[str, str] | None = None) -> Variables:
