@@ -146,10 +146,11 @@ def _step_of_cell(snippet: Snippet) -> dict[int, str]:
 
 
 def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int,
-            transport: str = "ipc") -> Execution:
+            transport: str = "ipc", group: LiveKernels | None = None) -> Execution:
     """Run the snippet in a fresh kernel; timeout is in seconds per cell (step part). With the "ipc"
     transport the kernel's sockets are files in a folder only this user can open (Jupyter's IPC
-    transport), not TCP ports that anyone on the machine could connect to."""
+    transport), not TCP ports that anyone on the machine could connect to. `group`: the kernels of one
+    data-parallel job (ranks.py), which go together when one of them fails."""
     notebook = copy.deepcopy(snippet.notebook)
     sockets = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
     # An absolute socket path: the kernel runs in `cwd`, and Jupyter's default ("kernel-ipc") is relative.
@@ -162,6 +163,8 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         # The kernel's process, kept to read how it ended if it dies (the manager forgets it then).
         kernel["process"] = getattr(getattr(client.km, "provisioner", None), "process", None)
         KERNELS.add(kernel["process"])
+        if group is not None:
+            group.add(kernel["process"])
 
     # shutdown_kernel="immediate": once the last cell has replied, every output is in; a graceful shutdown
     # only waits for the framework's exit handlers (measured: 0.8 to 1.1 s a PyTorch kernel, against 0.1 s).
@@ -194,6 +197,8 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
             error.update(kernel_death(kernel.get("process")))
     finally:
         KERNELS.discard(kernel.get("process"))
+        if group is not None:
+            group.discard(kernel.get("process"))
         build_handlers.restore()
         shutil.rmtree(sockets, ignore_errors=True)
     result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - begun,

@@ -1,0 +1,198 @@
+"""Run one snippet as a data-parallel job: N worker processes (ranks), each a kernel of the row's environment.
+
+Every rank executes the same notebook. The build is the launcher, doing what `torchrun`, a `TF_CONFIG` or
+MXNet's DMLC variables do for a script: each kernel gets its rank's environment (the row's templates, filled
+with loopback addresses and free ports), and the row's helper processes (MXNet's scheduler and parameter
+server) start before the ranks. When one rank fails or times out, every other rank's kernel and every helper
+is killed at once: a rank left waiting in a collective would otherwise wait for its peer until its own
+timeout. The tab shows rank 0's notebook, with the other ranks' printed lines added under each cell, marked
+`[rank i]` as `torchrun --tee` marks them.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import signal
+import socket
+import string
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .execute import KERNELS, Execution, LiveKernels, execute
+from .outcome import Outcome
+from .snippets import Snippet
+
+ADDRESS = "127.0.0.1"           # loopback only: no worker listens on an outside interface
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A process the job needs besides its ranks (MXNet's scheduler, its parameter server)."""
+    name: str
+    code: str                                          # Python, run with the row's interpreter
+    env: dict[str, str] = field(default_factory=dict)  # templates, like Launch.env
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a row starts N workers: environment templates ($rank, $workers, $address, $port: the
+    coordinator's, $worker_addresses: a JSON list of "address:port", one per rank) and its helpers."""
+    workers: int
+    env: dict[str, str] = field(default_factory=dict)
+    helpers: tuple[Helper, ...] = ()
+
+
+def free_ports(count: int) -> list[int]:
+    """Ports nothing listens on now, on the loopback interface (held open together, so all differ)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            s.bind((ADDRESS, 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def values(launch: Launch, ports: list[int], rank: int | None) -> dict[str, str]:
+    """What the templates may name. ports[0] is the coordinator's; ports[1:] the workers' own."""
+    workers = ", ".join(f'"{ADDRESS}:{port}"' for port in ports[1:launch.workers + 1])
+    return {"rank": "" if rank is None else str(rank), "workers": str(launch.workers), "address": ADDRESS,
+            "port": str(ports[0]), "worker_addresses": f"[{workers}]"}
+
+
+def fill(templates: dict[str, str], known: dict[str, str]) -> dict[str, str]:
+    return {name: string.Template(template).substitute(known) for name, template in templates.items()}
+
+
+@dataclass
+class Job:
+    """One data-parallel run: the executions of its ranks, in rank order, and what stopped it."""
+    ranks: list[Execution]
+    first_failure: int | None = None                   # the rank that failed first (None: all ran)
+    helper_logs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Outcome:
+        if self.first_failure is None:
+            return Outcome.OK
+        return self.ranks[self.first_failure].status
+
+
+def _start_helpers(launch: Launch, python: str, ports: list[int], cwd: Path, env: dict[str, str],
+                   group: LiveKernels) -> list[tuple[Helper, subprocess.Popen, Path]]:
+    started = []
+    for helper in launch.helpers:
+        log = Path(tempfile.mkstemp(prefix=f"rosetta-{helper.name}-", suffix=".log")[1])
+        with open(log, "w") as out:
+            process = subprocess.Popen(
+                [python, "-c", helper.code], cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                env={**os.environ, **env, **fill(helper.env, values(launch, ports, None))},
+                start_new_session=True)          # its own process group: Ctrl-C reaches the build only
+        KERNELS.add(process)
+        group.add(process)
+        started.append((helper, process, log))
+    return started
+
+
+def _stop_helpers(started, group: LiveKernels) -> dict[str, str]:
+    logs = {}
+    for helper, process, log in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        KERNELS.discard(process)
+        group.discard(process)
+        logs[helper.name] = log.read_text(errors="replace")[-4000:]
+        log.unlink(missing_ok=True)
+    return logs
+
+
+def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cwd: Path, timeout: int,
+        launch: Launch, transport: str = "ipc") -> Job:
+    """Execute the snippet as launch.workers ranks side by side (threads waiting on kernels); timeout is per
+    cell, as for one kernel. Every rank's kernel and helper is gone when this returns."""
+    ports = free_ports(launch.workers + 1)
+    group = LiveKernels()
+    lock = threading.Lock()
+    job = Job(ranks=[None] * launch.workers)           # type: ignore[list-item]
+    helpers = _start_helpers(launch, python, ports, cwd, env, group)
+
+    def one(rank: int) -> None:
+        rank_env = {**env, **fill(launch.env, values(launch, ports, rank))}
+        result = execute(snippet, kernel_name, rank_env, cwd, timeout, transport, group=group)
+        with lock:
+            job.ranks[rank] = result
+            if result.status != Outcome.OK and job.first_failure is None:
+                job.first_failure = rank
+                group.kill_all()                          # the others would wait for this rank forever
+
+    threads = [threading.Thread(target=one, args=(rank,), name=f"rank-{rank}") for rank in range(launch.workers)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)                          # (a bare join() would not let Ctrl-C in)
+    except KeyboardInterrupt:
+        group.kill_all()
+        for thread in threads:
+            thread.join(30)
+        raise
+    finally:
+        job.helper_logs = _stop_helpers(helpers, group)
+    if job.first_failure is not None:
+        _name_the_stopped(job)
+    return job
+
+
+def _name_the_stopped(job: Job) -> None:
+    """A rank killed because another failed died of SIGKILL, which execute reads as out of memory: say why."""
+    first = job.first_failure
+    for rank, result in enumerate(job.ranks):
+        if rank != first and result.status != Outcome.OK and (result.error or {}).get("ename") == "KernelDied":
+            result.error = {**result.error, "ename": "Stopped",
+                            "evalue": f"stopped by the build: rank {first} failed first"}
+
+
+def merged(job: Job) -> Execution:
+    """The tab's execution: rank 0's, with the other ranks' printed lines under each cell, and the status
+    and error of the rank that failed first."""
+    tab = copy.copy(job.ranks[0])
+    notebook = copy.deepcopy(tab.notebook)
+    for rank, result in enumerate(job.ranks[1:], start=1):
+        for cell, theirs in zip(notebook.cells, result.notebook.cells):
+            if cell.cell_type != "code":
+                continue
+            text = "".join(_text(output) for output in theirs.get("outputs", []))
+            if text:
+                marked = "".join(f"[rank {rank}] {line}\n" for line in text.rstrip("\n").split("\n"))
+                cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=marked))
+    tab.notebook = notebook
+    tab.wall_seconds = max(result.wall_seconds for result in job.ranks)
+    if job.first_failure is not None:
+        failed = job.ranks[job.first_failure]
+        tab.status = failed.status
+        tab.error = {**(failed.error or {}),
+                     "evalue": f"rank {job.first_failure}: {(failed.error or {}).get('evalue', '')}"}
+    return tab
+
+
+def _text(output) -> str:
+    if output.get("output_type") == "stream":
+        return output.get("text", "")
+    if output.get("output_type") == "error":
+        return f"{output.get('ename')}: {output.get('evalue')}\n"
+    return ""
+

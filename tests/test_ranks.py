@@ -1,0 +1,127 @@
+"""A data-parallel job's ranks (ranks.py): real kernels of the PyTorch environment talking over gloo on the
+loopback interface; one rank that fails or hangs stops the others at once, and no process is left behind."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from rosetta.build import ranks
+from rosetta.build.outcome import Outcome
+from rosetta.build.snippets import Snippet, Step
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = REPO / ".envs" / "pytorch" / "bin" / "python"
+TORCHRUN_ENV = {"RANK": "$rank", "WORLD_SIZE": "$workers", "LOCAL_RANK": "$rank",
+                "MASTER_ADDR": "$address", "MASTER_PORT": "$port"}
+
+SETUP = """import os
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")        # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+rank = dist.get_rank()
+print("rank", rank, "of", dist.get_world_size())"""
+
+
+def snippet(*cells: tuple[str, str]) -> Snippet:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(code, metadata={"tags": [step]}) for step, code in cells]
+    steps = [Step(step, code, [index]) for index, (step, code) in enumerate(cells)]
+    return Snippet("data_parallel_test", "pytorch", Path("pytorch.py"), notebook, steps)
+
+
+def processes_with(marker: str) -> list[int]:
+    """This user's processes whose environment holds the marker: every kernel and helper of a test's job."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) != os.getpid():
+            try:
+                if marker.encode() in Path(f"/proc/{pid}/environ").read_bytes():
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+def test_templates_fill_a_tf_config_that_json_reads_and_ports_differ():
+    launch = ranks.Launch(workers=2, env={
+        "TF_CONFIG": '{"cluster": {"worker": $worker_addresses}, "task": {"type": "worker", "index": $rank}}'})
+    ports = ranks.free_ports(3)
+    assert len(set(ports)) == 3
+    config = json.loads(ranks.fill(launch.env, ranks.values(launch, ports, 1))["TF_CONFIG"])
+    assert config == {"cluster": {"worker": [f"127.0.0.1:{ports[1]}", f"127.0.0.1:{ports[2]}"]},
+                      "task": {"type": "worker", "index": 1}}
+    with pytest.raises(KeyError):                      # a template naming what the build does not give
+        ranks.fill({"X": "$nodes"}, ranks.values(launch, ports, 0))
+
+
+needs_pytorch = pytest.mark.skipif(not PYTHON.exists(), reason="needs the PyTorch environment (make envs)")
+
+
+@pytest.mark.envs
+@needs_pytorch
+def test_two_ranks_all_reduce_over_gloo_and_the_tab_shows_both(tmp_path):
+    marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    job = ranks.run(snippet(("setup", SETUP),
+                            ("train", "total = torch.tensor([rank + 1.0])\ndist.all_reduce(total)\n"
+                                      "print('sum', total.item())\ndist.destroy_process_group()")),
+                    "rosetta-pytorch", str(PYTHON), {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 120,
+                    ranks.Launch(workers=2, env=TORCHRUN_ENV))
+    assert job.status == Outcome.OK, [r.error for r in job.ranks]
+    tab = ranks.merged(job)
+    text = "".join(o.get("text", "") for cell in tab.notebook.cells for o in cell.get("outputs", []))
+    assert "rank 0 of 2" in text and "[rank 1] rank 1 of 2" in text
+    assert "sum 3.0" in text and "[rank 1] sum 3.0" in text     # 1 + 2 on both ranks: the all-reduce ran
+    assert set(tab.step_seconds) == {"setup", "train"}
+    assert processes_with(marker) == []
+
+
+@pytest.mark.envs
+@needs_pytorch
+@pytest.mark.parametrize("fault", ["raises", "hangs"])
+def test_a_rank_that_fails_or_hangs_stops_its_peer_waiting_in_a_collective_and_leaves_no_process(tmp_path, fault):
+    """Rank 1 fails before the all-reduce that rank 0 waits in (gloo's own timeout is 30 minutes): the job
+    ends within the cell timeout, rank 0's kernel killed and named as stopped, the helper gone too."""
+    marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    broken = "raise RuntimeError('rank 1 broke')" if fault == "raises" else "import time; time.sleep(600)"
+    train = f"if rank == 1:\n    {broken}\ntotal = torch.tensor([1.0])\ndist.all_reduce(total)"
+    helper = ranks.Helper("sleeper", "import time; print('helper up', flush=True); time.sleep(600)")
+    started = time.monotonic()
+    job = ranks.run(snippet(("setup", SETUP), ("train", train)), "rosetta-pytorch", str(PYTHON),
+                    {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 10,
+                    ranks.Launch(workers=2, env=TORCHRUN_ENV, helpers=(helper,)))
+    took = time.monotonic() - started
+    assert took < 45, took
+    tab = ranks.merged(job)
+    if fault == "raises":
+        assert job.first_failure == 1 and job.ranks[1].status == Outcome.FAILED
+        assert job.ranks[0].status == Outcome.FAILED
+        assert job.ranks[0].error["evalue"] == "stopped by the build: rank 1 failed first"
+        assert tab.status == Outcome.FAILED and tab.error["evalue"] == "rank 1: rank 1 broke"
+    else:
+        # The rank that sleeps and the one waiting for it in the all-reduce look the same from outside: both
+        # reach the cell timeout together, and whichever is seen first stops the other.
+        assert job.status == Outcome.TIMEOUT and tab.status == Outcome.TIMEOUT
+        assert all(r.status == Outcome.TIMEOUT or r.error["ename"] == "Stopped" for r in job.ranks)
+    assert tab.error["step"] == "train"
+    assert "helper up" in job.helper_logs["sleeper"]
+    assert processes_with(marker) == []
+
+
+def test_helpers_get_their_templates_and_an_interpreter_of_their_own(tmp_path):
+    """A helper (MXNet's scheduler or server) runs with the row's interpreter and its filled environment;
+    it is stopped when the job ends."""
+    launch = ranks.Launch(workers=2, helpers=(ranks.Helper(
+        "echo", "import os; print(os.environ['ROLE'], os.environ['WHERE'], flush=True)",
+        {"ROLE": "scheduler", "WHERE": "$address:$port"}),))
+    group = ranks.LiveKernels()
+    started = ranks._start_helpers(launch, sys.executable, [4242, 1, 2], tmp_path, {}, group)
+    started[0][1].wait(timeout=30)
+    assert ranks._stop_helpers(started, group) == {"echo": "scheduler 127.0.0.1:4242\n"}
