@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from rosetta.build import environments, identity, results, variables  # noqa: E402
+from rosetta.build import environments, identity, ranks, results, variables  # noqa: E402
 from rosetta.build.execute import execute  # noqa: E402
 from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
@@ -384,6 +384,10 @@ def main(argv=None) -> int:
     log(f"machine {machine}, profile {profile}, {args.repeats} repeat(s) of {', '.join(args.variants)}")
     measured = []
     for example in examples:
+        if ranks.workers_of(example) > 1:
+            log(f"  {example.name}: skipped, its rows run as {ranks.workers_of(example)} worker processes: the harness "
+                "times one process against its plain twin")
+            continue
         example_overrides = {k: v for k, v in overrides.items() if k in known_settings(example, profile)}
         for fw in frameworks:
             if not example.snippet_path(fw).exists():

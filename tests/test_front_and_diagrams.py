@@ -142,7 +142,7 @@ def test_the_matrix_has_every_row_and_says_why_a_cell_is_empty(project, tmp_path
                                "theano": {"framework": "theano", "status": "not-installed", "reason": "no wheel"},
                                "convnetjs": ok("convnetjs", 4, 0.1, sizes=own_sizes)},
                "resnet50_features": {"pytorch": ok("pytorch", 20)},
-               "gru_imdb": {}}
+               "gru_imdb": {}, "cnn_cifar10_data_parallel": {}}
     envs = {"theano": EnvStatus("theano", ok=False, reason="no wheel")}
     lesson = lesson_for(tmp_path)
     measured = {"faster": {"pytorch": {"status": "ok", "variants": {"a": {"seconds": [2.0, 2.1]},
@@ -172,7 +172,8 @@ def test_the_matrix_gives_each_machine_a_line_in_every_cell(project, tmp_path):
     frameworks, examples = project.frameworks(), project.examples()
     shutil.copytree(REPO / "benchmarks" / "reference", tmp_path / "elsewhere")
     here = Project(root=REPO, results=tmp_path / "results", extra_results=(tmp_path / "elsewhere",))
-    current = {"cnn_cifar10": {"pytorch": ok("pytorch", 1e6, 0.5)}, "resnet50_features": {}, "gru_imdb": {}}
+    current = {"cnn_cifar10": {"pytorch": ok("pytorch", 1e6, 0.5)}, "resnet50_features": {}, "gru_imdb": {},
+               "cnn_cifar10_data_parallel": {}}
     text = front_page.matrix_table(gather.front_views(SiteInput(here, examples, frameworks, current, {}, "cpu", "box",
                                                           MACHINE))[0])
     stored = sorted((tmp_path / "elsewhere").glob("*/cpu/cnn_cifar10/pytorch.json"))   # (one per machine)

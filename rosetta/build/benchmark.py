@@ -9,7 +9,7 @@ import nbformat
 
 from ..project import Example, Framework, Project, expand
 from ..settings import Settings, with_overrides
-from . import environments, results, store
+from . import environments, ranks, results, store
 from .context import RunContext
 from .execute import execute
 from .jobs import Blocked, Data, Job, side_by_side
@@ -59,6 +59,16 @@ def write_working_files(project: Project, fw: Framework, folder: Path) -> None:
         (folder / name).write_text(expand(text, environments.venv_folder(project, fw)))
 
 
+def run_once(context: RunContext, example: Example, fw: Framework, snippet, kernel_env: dict, run_dir: Path):
+    """One run of a row: one kernel, or a data-parallel example's workers (ranks.py), the tab rank 0's."""
+    workers = ranks.workers_of(example)
+    if workers == 1:
+        return execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
+    job = ranks.run(snippet, fw.kernel_name, str(environments.venv_python(context.project, fw)), kernel_env, run_dir,
+                    context.options.timeout, ranks.launch_of(fw, workers), fw.kernel_transport)
+    return ranks.merged(job)
+
+
 def executions(context: RunContext, example: Example, fw: Framework, snippet) -> tuple[list[dict], object]:
     """The snippet run --repeats times, one after another (stopping at the first that does not succeed)."""
     project, repeats = context.project, context.options.repeats
@@ -72,8 +82,7 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet) ->
     for repeat in range(repeats):
         doing(f"executing {example.name}/{fw.name} (run {repeat + 1} of {repeats})")
         context.log(f"  run {repeat + 1}/{repeats} of {example.name}/{fw.name} ({context.profile})")
-        execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout,
-                            fw.kernel_transport)
+        execution = run_once(context, example, fw, snippet, kernel_env, run_dir)
         if side_by_side(context) == 1:       # (side by side, the stage's wall time is its phase)
             CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
             CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)
@@ -118,6 +127,7 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
             "repository": results.repository_commit(),
             "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
             "side_by_side": side_by_side(context),     # snippets running at once (more than one: measures nothing)
+            "workers": ranks.workers_of(example),      # processes of a data-parallel row, rank 0's times shown
         },
     })
     if execution.status != Outcome.OK:
@@ -154,6 +164,8 @@ def jobs(context: RunContext, example: Example, selected: frozenset[str]) -> lis
         elif env is None or not env.ok:
             blocked = Blocked(Outcome.NOT_INSTALLED, env.reason if env else "environment not set up",
                               keep_previous=True)
+        elif (problem := ranks.launch_problem(example, fw)):
+            blocked = Blocked(Outcome.SNIPPET_ERROR, problem)
         found.append(Job(
             store.BENCHMARK, f"{example.name}/{fw.name}", fw.name,
             store.BENCHMARK.path(context.project.results, context.machine, profile, example.name, fw.name),

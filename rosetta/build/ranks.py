@@ -18,12 +18,14 @@ import string
 import subprocess
 import tempfile
 import threading
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from .execute import KERNELS, Execution, LiveKernels, execute
+from .jobs import core_groups
 from .outcome import Outcome
 from .snippets import Snippet
 
@@ -45,6 +47,53 @@ class Launch:
     workers: int
     env: dict[str, str] = field(default_factory=dict)
     helpers: tuple[Helper, ...] = ()
+
+
+class NoDataParallel(Exception):
+    """A row whose envs/<row>.toml says nothing of how it trains on several workers."""
+
+
+def workers_of(example) -> int:
+    """How many processes each row of the example runs as: its example.toml's [data_parallel] workers (1: none).
+    (Read here, not in project.py: that module is part of every result's code identity.)"""
+    return int(data_parallel(example.folder / "example.toml").get("workers", 1))
+
+
+def left_out(example) -> list[dict]:
+    """The rows without a program of the example, and why ([[left_out]] rows = [...], why = "...")."""
+    path = example.folder / "example.toml"
+    return tomllib.loads(path.read_text()).get("left_out", []) if path.exists() else []
+
+
+def data_parallel(toml: Path | None) -> dict:
+    return tomllib.loads(toml.read_text()).get("data_parallel", {}) if toml and toml.exists() else {}
+
+
+def row_data_parallel(fw) -> dict:
+    """The row's own [data_parallel] table (envs/<row>.toml: a Keras row's, not its environment's)."""
+    return data_parallel(fw.definition.parent / f"{fw.name}.toml" if fw.definition else None)
+
+
+def launch_of(fw, workers: int) -> Launch:
+    """A row's launch, from its [data_parallel] table."""
+    table = row_data_parallel(fw)
+    if not table.get("env"):
+        raise NoDataParallel(f"envs/{fw.name}.toml has no [data_parallel] table with the variables of a worker: "
+                             f"this row has no way here to start {workers} workers (envs/pytorch.toml has one)")
+    helpers = tuple(Helper(h["name"], h["code"], dict(h.get("env", {}))) for h in table.get("helpers", ()))
+    return Launch(workers=workers, env=dict(table["env"]), helpers=helpers)
+
+
+def launch_problem(example, fw) -> str:
+    """Why the row cannot run as the example's workers ("" when it can, or when the example has one worker)."""
+    workers = workers_of(example)
+    if workers == 1:
+        return ""
+    try:
+        launch_of(fw, workers)
+    except NoDataParallel as exc:
+        return str(exc)
+    return ""
 
 
 def free_ports(count: int) -> list[int]:
@@ -129,7 +178,12 @@ def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cw
     job = Job(ranks=[None] * launch.workers)           # type: ignore[list-item]
     helpers = _start_helpers(launch, python, ports, cwd, env, group)
 
+    # Each rank's kernel on cores of its own (it inherits its thread's), as a launcher's --bind-to core would:
+    # its framework then sizes its thread pools to them. Fewer cores than ranks: they share them all.
+    cores = core_groups(launch.workers)
+
     def one(rank: int) -> None:
+        os.sched_setaffinity(0, cores[rank % len(cores)])
         rank_env = {**env, **fill(launch.env, values(launch, ports, rank))}
         result = execute(snippet, kernel_name, rank_env, cwd, timeout, transport, group=group)
         with lock:

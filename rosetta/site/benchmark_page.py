@@ -231,7 +231,7 @@ def machine_legend(example: Example, frameworks: list[Framework], table: Columns
 
 
 def results_table(example: Example, frameworks: list[Framework], table: Columns, operations: float | None = None,
-                  written: set[str] | None = None) -> str:
+                  written: set[str] | None = None, api_by_row: dict[str, str] | None = None) -> str:
     """One row per framework and machine (the machines of a framework next to each other, then the
     original's figures on its first row), so the table keeps its width however many machines have
     results; its API is said once). The table's `keys` are (machine, profile[, origin]), this build's
@@ -261,7 +261,8 @@ def results_table(example: Example, frameworks: list[Framework], table: Columns,
                 and not any(fw.name in by_column.get(key, {}) for key in keys):
             continue
         for index, key in enumerate(keys):
-            row = [fw.label, cell_text(fw.api) if index == 0 else "", *([short[key]] if several else [])]
+            api = (api_by_row or {}).get(fw.name, fw.api)
+            row = [fw.label, cell_text(api) if index == 0 else "", *([short[key]] if several else [])]
             row += result_cells(example, by_column.get(key, {}).get(fw.name), metrics, operations, rates[key],
                                 linked=key == columns[0])
             if example.reference.get("columns", []):
@@ -270,6 +271,43 @@ def results_table(example: Example, frameworks: list[Framework], table: Columns,
     profile = columns[0][1]
     notes = [note for note in (accuracy_note(example, profile, by_column), original_note(example)) if note]
     return "\n".join([*lines, "", ":::", "", "\n\n".join(notes)]).rstrip() + "\n"
+
+
+def workers_lines(view: BenchmarkView) -> list[str]:
+    """A data-parallel example: how the build started each row's workers, and the rows without a tab, and why."""
+    lines = []
+    if view.workers > 1:
+        lines += ["## How the workers start", "",
+                  f"Each row runs as **{view.workers} worker processes**, one kernel each, on the loopback interface. "
+                  "The build is their launcher: it gives each worker the variables that the row's own launcher would "
+                  "set (below), starts the helper processes a row needs first, and stops every worker of a row when "
+                  "one of them fails or runs past the timeout. On a CPU each worker has cores of its own when there "
+                  "are enough. A tab shows worker 0's notebook, with the other workers' printed lines marked "
+                  "`[rank i]`, and its step times are worker 0's.", "",
+                  "| Framework | engine | a reader starts it with | each worker gets | helpers |",
+                  "|---|---|---|---|---|"]
+        for fw in view.frameworks:
+            table = view.launches.get(fw.name)
+            if fw.name not in view.written or not table:
+                continue
+            names = ", ".join(f"`{name}`" for name in table.get("env", {}))
+            helpers = ", ".join(h["name"] for h in table.get("helpers", ())) or "none"
+            launcher = table.get("launcher", "").replace("|", "\\|")        # (markdown: may hold `code`)
+            lines.append(f"| {fw.label} | {cell_text(table.get('engine', ''))} | {launcher} | {names} | {helpers} |")
+        lines.append("")
+    if view.left_out:
+        labels = {fw.name: fw.label for fw in view.frameworks}
+        lines += ["**Rows without a tab here:**", ""]
+        lines += [f"- {', '.join(labels.get(row, row) for row in entry['rows'])}: {entry['why']}"
+                  for entry in view.left_out]
+        lines.append("")
+    return lines
+
+
+def apis(view: BenchmarkView) -> dict[str, str]:
+    """The API column: a data-parallel example's rows are told apart by their distributed engine."""
+    return {fw.name: (view.launches.get(fw.name, {}).get("engine") if view.workers > 1 else None) or fw.api
+            for fw in view.frameworks}
 
 
 def result_cells(example: Example, result: dict | None, metrics: list[dict], operations: float | None,
@@ -319,7 +357,7 @@ def head_lines(view: BenchmarkView) -> list[str]:
                "machines in the legend below). The original study's figures are from GPUs. "
                "{ref}`How to add GPU results <gpu-results>`.", "```", ""]),
             "## Results", "",
-            results_table(example, view.frameworks, view.columns, view.operations, view.written), ""]
+            results_table(example, view.frameworks, view.columns, view.operations, view.written, apis(view)), ""]
 
 
 def peak_lines(view: BenchmarkView) -> list[str]:
@@ -379,7 +417,7 @@ def step_lines(view: BenchmarkView) -> list[str]:
 
 def render(view: BenchmarkView, writer: Writer) -> None:
     example = view.example
-    lines = [*head_lines(view), *peak_lines(view), *chart_lines(view, writer), *step_lines(view)]
+    lines = [*head_lines(view), *workers_lines(view), *peak_lines(view), *chart_lines(view, writer), *step_lines(view)]
     if view.check:
         lines += equivalence_section(example, view.frameworks, view.check, writer)
     related = related_lessons(view.lessons, example.name, view.machine_info, view.profile)

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 
 from .. import neutral
-from ..build import conversion, environments, equivalence, results, staleness, store
+from ..build import conversion, environments, equivalence, ranks, results, staleness, store
 from ..build.lessons import Lesson
 from ..build.outcome import Outcome
 from ..build.snippets import SnippetError, Step, group_steps, read_notebook
@@ -231,6 +231,9 @@ class BenchmarkView:
     ran: dict                      # row -> step -> RanStep
     check: dict | None             # the equivalence check
     lessons: list[LessonEvidence]  # every lesson (its page lists those that concern this example)
+    workers: int = 1               # processes per row (a data-parallel example: more than one)
+    launches: dict = field(default_factory=dict)   # row -> its [data_parallel] table (engine, launcher, env)
+    left_out: list = field(default_factory=list)   # [[left_out]]: rows without a program here, and why
 
 
 def timed_operations(project: Project, example: Example, profile: str) -> float | None:
@@ -262,7 +265,10 @@ def benchmark(site: SiteInput, example: Example, evidence: list[LessonEvidence])
         ran={name: ran_steps(load_executed(site.project, r), example, (r or {}).get("notebook") or "")
              for name, r in current.items()},
         check=site.checks.get(example.name),
-        lessons=evidence)
+        lessons=evidence,
+        workers=ranks.workers_of(example),
+        launches={fw.name: ranks.row_data_parallel(fw) for fw in site.frameworks if ranks.row_data_parallel(fw)},
+        left_out=ranks.left_out(example))
 
 
 def benchmark_views(site: SiteInput) -> list[BenchmarkView]:
