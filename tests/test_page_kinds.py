@@ -213,3 +213,24 @@ def test_the_measurement_table_lists_variants_in_the_lesson_s_order(site):
     lines = lesson_pages.measurement_table(lesson, [fw], {fw.name: result})
     shown = [line.split("`")[1] for line in lines[2:]]
     assert shown == ["batch_1", "batch_4", "batch_16", "batch_32"]
+
+
+def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and_which_rows_it_leaves_out(site):
+    view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
+    assert view.workers == 2
+    assert set(view.launches) >= {"pytorch", "tensorflow", "jax", "mxnet"}
+    assert "keras-tensorflow" not in view.launches, "a Keras row's own table, not its environment's"
+    left_out = {row for entry in view.left_out for row in entry["rows"]}
+    assert left_out == {fw.name for fw in site.frameworks} - view.written, "every row without a program says why"
+    writer = Collected()
+    from rosetta.site import benchmark_page
+    benchmark_page.render(view, writer)
+    page = writer.files["benchmarks/cnn_cifar10_data_parallel.md"]
+    assert "Each row runs as **2 worker processes**" in page
+    assert "| PyTorch | DistributedDataParallel (gloo on a CPU, NCCL on GPUs) | `torchrun --nproc-per-node=2" in page
+    assert "| MXNet | kvstore dist\\_sync" in page and "| scheduler, server |" in page
+    assert "- Theano: Theano has no distributed API of its own" in page
+    # The results table names each row's engine, not its single-process API.
+    assert "| PyTorch | DistributedDataParallel (gloo on a CPU, NCCL on GPUs) |" in page.split("## How the workers")[0]
+    single = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10")
+    assert single.workers == 1 and "## How the workers start" not in benchmark_page.workers_lines(single)
