@@ -125,3 +125,13 @@ def test_helpers_get_their_templates_and_an_interpreter_of_their_own(tmp_path):
     started = ranks._start_helpers(launch, sys.executable, [4242, 1, 2], tmp_path, {}, group)
     started[0][1].wait(timeout=30)
     assert ranks._stop_helpers(started, group) == {"echo": "scheduler 127.0.0.1:4242\n"}
+
+
+def test_a_row_without_a_data_parallel_table_is_refused_with_one_message_naming_its_file(project):
+    """A data-parallel example's snippet on a row whose envs/<row>.toml cannot start workers: the build blocks
+    that row (snippet-error) with this message instead of starting one lone kernel that waits forever."""
+    example = project.example("cnn_cifar10_data_parallel")
+    assert ranks.launch_problem(example, project.framework("pytorch")) == ""
+    problem = ranks.launch_problem(example, project.framework("theano"))
+    assert problem.startswith("envs/theano.toml has no [data_parallel] table") and "2 workers" in problem
+    assert ranks.launch_problem(project.example("cnn_cifar10"), project.framework("theano")) == "", "one worker: none"

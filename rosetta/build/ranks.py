@@ -139,8 +139,9 @@ def _start_helpers(launch: Launch, python: str, ports: list[int], cwd: Path, env
                    group: LiveKernels) -> list[tuple[Helper, subprocess.Popen, Path]]:
     started = []
     for helper in launch.helpers:
-        log = Path(tempfile.mkstemp(prefix=f"rosetta-{helper.name}-", suffix=".log")[1])
-        with open(log, "w") as out:
+        handle, name = tempfile.mkstemp(prefix=f"rosetta-{helper.name}-", suffix=".log")
+        log = Path(name)
+        with os.fdopen(handle, "w") as out:
             process = subprocess.Popen(
                 [python, "-c", helper.code], cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
                 env={**os.environ, **env, **fill(helper.env, values(launch, ports, None))},

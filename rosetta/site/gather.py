@@ -267,7 +267,7 @@ def benchmark(site: SiteInput, example: Example, evidence: list[LessonEvidence])
         check=site.checks.get(example.name),
         lessons=evidence,
         workers=ranks.workers_of(example),
-        launches={fw.name: ranks.row_data_parallel(fw) for fw in site.frameworks if ranks.row_data_parallel(fw)},
+        launches={fw.name: table for fw in site.frameworks if (table := ranks.row_data_parallel(fw))},
         left_out=ranks.left_out(example))
 
 
