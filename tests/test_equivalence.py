@@ -135,6 +135,33 @@ def test_each_kind_of_difference_names_the_pair_and_its_size(cnn):
     assert "training: a vs b: final weights differ by 0.02 in fc2.bias" in text
 
 
+def test_a_data_parallel_row_is_held_to_its_run_on_one_worker_and_its_ranks_to_each_other(cnn):
+    """N workers against 1: the losses and final weights within the example's tolerances, and every rank's copy
+    of the model exactly rank 0's. A failure names the row and the size."""
+    spec, initial = cnn
+    many = fake_outputs(spec, initial, ["a", "b", "c"], np.random.default_rng(0))
+    one = fake_outputs(spec, initial, ["a", "b", "c"], np.random.default_rng(0))
+    one["b"]["losses"][3] *= 1.01                      # b's shares summed wrong: another loss
+    one["b"]["final/conv1.bias"][0] += 0.01
+    outcomes = {"a": {"status": "ok", "ranks_differ": 0.0}, "b": {"status": "ok", "ranks_differ": 0.0},
+                "c": {"status": "ok", "ranks_differ": 2e-7}}
+    alone = {name: {"status": "ok", "arrays": arrays} for name, arrays in one.items()}
+    alone["c"] = {"status": "failed", "reason": "rank 0 exited 1: RuntimeError: boom"}
+    result = comparison.against_one_worker(spec, 2, outcomes, many, alone)
+    assert result["workers"] == 2
+    assert result["rows"]["a"]["loss"] == 0 and result["rows"]["a"]["weights"] == 0
+    text = "\n".join(result["failures"])
+    assert "workers: b: the loss on 2 workers differs from 1 worker's by 0.0099" in text and "at step 4" in text
+    assert "workers: b: the final weights on 2 workers differ from 1 worker's by 0.01 in conv1.bias" in text
+    assert "c on 1 worker: failed: rank 0 exited 1: RuntimeError: boom" in text
+    assert result["rows"]["c"] == {"status": "failed", "reason": "rank 0 exited 1: RuntimeError: boom"}
+    assert not any(line.startswith("workers: a") for line in result["failures"])
+    outcomes["c"] = {"status": "ok", "ranks_differ": 2e-7}
+    alone["c"] = {"status": "ok", "arrays": one["c"]}
+    text = "\n".join(comparison.against_one_worker(spec, 2, outcomes, many, alone)["failures"])
+    assert "workers: c: the ranks' copies of the model differ by 2e-07" in text
+
+
 def test_a_wrong_shape_from_an_adapter_is_reported_not_compared(cnn):
     spec, initial = cnn
     outputs = fake_outputs(spec, initial, ["a", "b"], np.random.default_rng(0))

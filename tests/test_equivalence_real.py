@@ -60,6 +60,22 @@ def test_training_checks_cover_every_step_and_the_noise_floor(smoke_site, projec
     assert all(check["cell_vs_steps"][fw] <= check["tolerance"]["weights"] for fw in rows)
 
 
+def test_data_parallel_rows_agree_with_each_other_and_with_one_worker(smoke_site, project):
+    """Each data-parallel tab on 2 workers, each taking half of every batch: every pair of tabs agrees, each tab
+    agrees with the same program on 1 worker taking whole batches, and its two ranks end with equal weights."""
+    check = smoke_check(project, "cnn_cifar10_data_parallel")
+    rows = compared("cnn_cifar10_data_parallel")
+    assert set(rows) == {"pytorch", "tensorflow", "jax", "mxnet"}
+    assert check["failures"] == [] and check["passed"], check["failures"]
+    assert len(check["weights"]) == len(check["cell_weights"]) == len(rows) * (len(rows) - 1) // 2
+    against = check["workers"]
+    assert against["workers"] == 2 and set(against["rows"]) == set(rows)
+    for row in against["rows"].values():
+        assert row["status"] == "ok" and row["ranks_differ"] == 0.0
+        assert row["loss"] <= check["tolerance"]["loss"] and row["weights"] <= check["tolerance"]["weights"]
+    assert all(check["frameworks"][fw]["ranks_differ"] == 0.0 for fw in rows)
+
+
 def test_the_v1_zoos_agree_and_the_variants_are_explained(smoke_site, project):
     check = smoke_check(project, "resnet50_features")
     assert check["logits"]["keras-tensorflow vs mxnet"] <= 1e-3
@@ -155,6 +171,24 @@ def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path):
     assert check["cell_weights"]["pytorch vs mxnet"] > check["weights_tolerance"]["pytorch vs mxnet"]
     assert any(f.startswith("train cell: mxnet:") for f in check["failures"]), "and against its own steps"
     assert check["weights"]["pytorch vs mxnet"] <= check["tolerance"]["weights"], "the adapters' steps agree"
+
+
+def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_caught_against_one_worker(tmp_path):
+    """The classic slip of a hand-written data-parallel step: each worker divides its summed loss by its own
+    share, so the all-reduced gradient is N times the batch mean. On 1 worker the share is the batch, so only
+    the comparison with 1 worker can see it; the pair with another row sees it too."""
+    project, example = copied_project(tmp_path, "cnn_cifar10_data_parallel")
+    snippet = example.snippet_path("tensorflow")
+    source = snippet.read_text()
+    assert "logits=logits)) / hp.batch_size" in source
+    snippet.write_text(source.replace("logits=logits)) / hp.batch_size", "logits=logits)) / share"))
+    check = run_check(project, example, ["pytorch", "tensorflow"])
+    planted = [f for f in check["failures"] if f.startswith("workers: tensorflow: the loss on 2 workers differs")]
+    assert planted, check["failures"]
+    assert check["workers"]["rows"]["tensorflow"]["loss"] == pytest.approx(0.5, abs=0.05), "twice the loss"
+    assert not any(f.startswith("workers: pytorch") for f in check["failures"]), check["failures"]
+    assert check["workers"]["rows"]["tensorflow"]["ranks_differ"] == 0.0, "its ranks still agree with each other"
+    assert any(f.startswith("training: pytorch vs tensorflow") for f in check["failures"])
 
 
 def test_a_broken_adapter_is_caught(tmp_path):

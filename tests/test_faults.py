@@ -307,6 +307,64 @@ def test_a_kernel_that_dies_or_runs_out_of_memory_is_a_failed_tab_with_the_reaso
     assert gone(faulty) == []
 
 
+RANK_WAITS = """import os, socket, time
+rank = int(os.environ["TINY_RANK"])
+if rank == 1:
+    {rank_1}
+server = socket.create_server(("127.0.0.1", int(os.environ["TINY_PORT"])))   # rank 0 waits for its peer,
+server.accept()                                                              # as in a collective"""
+DATA_PARALLEL = """
+[data_parallel]
+engine = "a socket"
+launcher = "`python {fw}.py` once per worker"
+env = {{TINY_RANK = "$rank", TINY_PORT = "$port", ROSETTA_TEST_JOB = "{marker}"}}
+"""
+
+
+def test_a_data_parallel_worker_that_dies_or_hangs_fails_its_tab_leaves_no_process_and_the_site_builds(faulty):
+    """An example run as 2 workers: in alpha's tab rank 1 raises while rank 0 waits for it, in beta's rank 1
+    hangs. Alpha's tab fails at once with rank 1's error and rank 0 stopped; beta's at the cell timeout. No
+    worker's kernel is left, and the other example and the site build."""
+    marker = f"ranked-{time.monotonic_ns()}"
+    example = faulty / "snippets" / "ranked"
+    example.mkdir()
+    envs = {fw: (faulty / "envs" / f"{fw}.toml").read_text() for fw in ("alpha", "beta")}
+    try:
+        (example / "example.toml").write_text((faulty / "snippets" / "tiny" / "example.toml").read_text().replace(
+            "Tiny sums", "Ranked sums") + "\n[data_parallel]\nworkers = 2\n")
+        ranked = SNIPPET.replace('settings("tiny")', 'settings("ranked")')
+        for fw, rank_1 in (("alpha", "raise RuntimeError('rank 1 broke')"), ("beta", "time.sleep(600)")):
+            (example / f"{fw}.py").write_text(ranked.format(fw=fw, compute=RANK_WAITS.format(rank_1=rank_1)))
+            (faulty / "envs" / f"{fw}.toml").write_text(envs[fw] + DATA_PARALLEL.format(fw=fw, marker=marker))
+        started = time.monotonic()
+        done = build(faulty, "--examples", "ranked,tiny", "--frameworks", "alpha,beta", "--timeout", "10")
+        took = time.monotonic() - started
+        assert done.returncode == 0, done.stdout[-3000:]
+        broke = json.loads(result_file(faulty, "ranked", "alpha").read_text())
+        assert broke["status"] == "failed" and broke["error"]["step"] == "compute"
+        assert broke["reason"] == "RuntimeError: rank 1: rank 1 broke"
+        hung = json.loads(result_file(faulty, "ranked", "beta").read_text())
+        assert hung["status"] == "timeout" and hung["error"]["step"] == "compute"
+        assert json.loads(result_file(faulty, "tiny", "alpha").read_text())["status"] == "ok"
+        assert "ranked/alpha: failed" in done.stdout and "site:" in done.stdout
+        assert took < 240, took
+        page = (faulty / "_build" / "html" / "_gen" / "benchmarks" / "ranked.html").read_text()
+        assert "rank 1 broke" in page and "timed out" in page
+        assert gone(faulty) == []
+        assert not [pid for pid in os.listdir("/proc") if pid.isdigit() and marker.encode() in _environ(pid)]
+    finally:
+        shutil.rmtree(example)
+        for fw, text in envs.items():
+            (faulty / "envs" / f"{fw}.toml").write_text(text)
+
+
+def _environ(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return b""
+
+
 MEMORY_CGROUPS = Path("/sys/fs/cgroup/memory")     # cgroup v1's memory controller, as on these machines
 OOM = """import os
 with open(os.environ["TINY_CGROUP"] + "/cgroup.procs", "w") as procs:   # into a cgroup of 300 MiB at most

@@ -127,6 +127,49 @@ def test_helpers_get_their_templates_and_an_interpreter_of_their_own(tmp_path):
     assert ranks._stop_helpers(started, group) == {"echo": "scheduler 127.0.0.1:4242\n"}
 
 
+@pytest.mark.parametrize("fault", ["exits", "hangs"])
+def test_worker_processes_a_rank_that_exits_or_hangs_stops_the_rest_and_leaves_no_process(tmp_path, fault):
+    """The equivalence checks' launcher (plain processes, not kernels): each rank gets its own variables; when
+    rank 1 exits with an error while rank 0 waits for it, rank 0 and the helper are killed at once and named;
+    when a rank hangs, the job ends at its timeout. Nothing outlives the job."""
+    marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    code = ("import os, sys, time\nrank = int(os.environ['R'])\n"
+            "print('rank', rank, 'of', os.environ['N'], flush=True)\n"
+            + ("if rank == 1:\n    sys.exit('rank 1 broke')\n" if fault == "exits" else "")
+            + "time.sleep(600)   # rank 0 waits for its peer, as in a collective")
+    helper = ranks.Helper("sleeper", "import time; print('helper up', flush=True); time.sleep(600)")
+    launch = ranks.Launch(workers=2, env={"R": "$rank", "N": "$workers"}, helpers=(helper,))
+    group, logs = ranks.LiveKernels(), [tmp_path / "rank-0.log", tmp_path / "rank-1.log"]
+    started = time.monotonic()
+    outcomes, helper_logs = ranks.run_processes(
+        launch, lambda rank: [sys.executable, "-c", code], sys.executable,
+        {**os.environ, marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 8 if fault == "hangs" else 300,
+        logs, group)
+    took = time.monotonic() - started
+    assert [log.read_text().splitlines()[0] for log in logs] == ["rank 0 of 2", "rank 1 of 2"]
+    if fault == "exits":
+        assert took < 10, took
+        assert outcomes == [(Outcome.FAILED, "rank 0: stopped by the build: rank 1 failed first"),
+                            (Outcome.FAILED, "rank 1 exited 1: rank 1 broke")]
+    else:
+        assert 8 <= took < 15, took
+        assert outcomes == [(Outcome.TIMEOUT, f"rank {rank}: no answer within 8 s") for rank in range(2)]
+    assert "helper up" in helper_logs["sleeper"]
+    assert processes_with(marker) == [] and not group.processes
+
+
+def test_worker_processes_that_all_succeed_are_ok_and_pinned_to_cores_of_their_own(tmp_path):
+    launch = ranks.Launch(workers=2, env={"R": "$rank"})
+    logs = [tmp_path / "rank-0.log", tmp_path / "rank-1.log"]
+    code = "import os; print(os.environ['R'], sorted(os.sched_getaffinity(0)))"
+    outcomes, _ = ranks.run_processes(launch, lambda rank: [sys.executable, "-c", code], sys.executable,
+                                      dict(os.environ), tmp_path, 60, logs, ranks.LiveKernels())
+    assert outcomes == [(Outcome.OK, "")] * 2
+    cores = [log.read_text().split(" ", 1)[1].strip() for log in logs]
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert cores[0] != cores[1] and not set(json.loads(cores[0])) & set(json.loads(cores[1]))
+
+
 def test_a_row_without_a_data_parallel_table_is_refused_with_one_message_naming_its_file(project):
     """A data-parallel example's snippet on a row whose envs/<row>.toml cannot start workers: the build blocks
     that row (snippet-error) with this message instead of starting one lone kernel that waits forever."""

@@ -59,17 +59,20 @@ def write_working_files(project: Project, fw: Framework, folder: Path) -> None:
         (folder / name).write_text(expand(text, environments.venv_folder(project, fw)))
 
 
-def run_once(context: RunContext, example: Example, fw: Framework, snippet, kernel_env: dict, run_dir: Path):
-    """One run of a row: one kernel, or a data-parallel example's workers (ranks.py), the tab rank 0's."""
-    workers = ranks.workers_of(example)
-    if workers == 1:
+def run_once(context: RunContext, example: Example, fw: Framework, snippet, kernel_env: dict, run_dir: Path,
+             workers: int | None = None):
+    """One run of a row: one kernel, or a data-parallel example's workers (ranks.py), the tab rank 0's; `workers`
+    runs a data-parallel program on another number of workers (1: one process on every core)."""
+    if ranks.workers_of(example) == 1:
         return execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
+    workers = workers or ranks.workers_of(example)
     job = ranks.run(snippet, fw.kernel_name, str(environments.venv_python(context.project, fw)), kernel_env, run_dir,
                     context.options.timeout, ranks.launch_of(fw, workers), fw.kernel_transport)
     return ranks.merged(job)
 
 
-def executions(context: RunContext, example: Example, fw: Framework, snippet) -> tuple[list[dict], object]:
+def executions(context: RunContext, example: Example, fw: Framework, snippet,
+               workers: int | None = None) -> tuple[list[dict], object]:
     """The snippet run --repeats times, one after another (stopping at the first that does not succeed)."""
     project, repeats = context.project, context.options.repeats
     # The kernel's cwd: outside snippets/ (no shadowing), one per row (rows may run side by side: jobs.side_by_side).
@@ -80,9 +83,10 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet) ->
                   "PYTHONHASHSEED": "0", **environments.process_variables(project, fw)}
     runs, execution = [], None
     for repeat in range(repeats):
-        doing(f"executing {example.name}/{fw.name} (run {repeat + 1} of {repeats})")
-        context.log(f"  run {repeat + 1}/{repeats} of {example.name}/{fw.name} ({context.profile})")
-        execution = run_once(context, example, fw, snippet, kernel_env, run_dir)
+        alone = " as 1 process" if workers == 1 else ""
+        doing(f"executing {example.name}/{fw.name}{alone} (run {repeat + 1} of {repeats})")
+        context.log(f"  run {repeat + 1}/{repeats} of {example.name}/{fw.name}{alone} ({context.profile})")
+        execution = run_once(context, example, fw, snippet, kernel_env, run_dir, workers)
         if side_by_side(context) == 1:       # (side by side, the stage's wall time is its phase)
             CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
             CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)
@@ -93,9 +97,8 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet) ->
     return runs, execution
 
 
-def run_row(context: RunContext, example: Example, fw: Framework, snippet, data: Data, key: str) -> tuple[dict, str]:
-    """Execute one row and build its result (and the notebook of its last run)."""
-    runs, execution = executions(context, example, fw, snippet)
+def summary(example: Example, runs: list[dict], execution) -> tuple[list[dict], dict, dict]:
+    """The runs that succeeded (all, when none did), each step's times over them, and the metrics."""
     ok_runs = [run for run in runs if run["status"] == Outcome.OK] or runs
     steps = {}
     for step in example.steps:
@@ -105,6 +108,24 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
     metrics = dict(execution.metrics)
     if execution.status == Outcome.OK:
         metrics.update(derived_metrics(example, metrics, steps))
+    return ok_runs, steps, metrics
+
+
+def one_process(context: RunContext, example: Example, fw: Framework, snippet) -> dict:
+    """A data-parallel row's program as 1 process on all the cores its N workers shared, timed after them (timed
+    runs never overlap): what the N-worker figure is measured against. On one machine the difference is the
+    cost of splitting the work (communication, smaller batches per process), not a speed-up."""
+    runs, execution = executions(context, example, fw, snippet, workers=1)
+    ok_runs, steps, metrics = summary(example, runs, execution)
+    return {"status": execution.status, "steps": steps, "metrics": metrics, "runs": runs, "repeats": len(ok_runs),
+            **({"reason": f"{execution.error['ename']}: {execution.error['evalue']}".strip()}
+               if execution.status != Outcome.OK else {})}
+
+
+def run_row(context: RunContext, example: Example, fw: Framework, snippet, data: Data, key: str) -> tuple[dict, str]:
+    """Execute one row and build its result (and the notebook of its last run)."""
+    runs, execution = executions(context, example, fw, snippet)
+    ok_runs, steps, metrics = summary(example, runs, execution)
     env, profile = context.envs[fw.name], context.profile
     packages = env.fingerprint.get("packages", {})
     result = not_run(context, example, fw, execution.status, "")
@@ -132,6 +153,8 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
     })
     if execution.status != Outcome.OK:
         result["reason"] = f"{execution.error['ename']}: {execution.error['evalue']}".strip()
+    elif ranks.workers_of(example) > 1:
+        result["one_process"] = one_process(context, example, fw, snippet)
     return result, nbformat.writes(execution.notebook)
 
 

@@ -199,6 +199,36 @@ def compare(spec: neutral.Spec, initial: dict, outputs: dict[str, dict]) -> dict
             "weights_tolerance": weights_tolerance, "moved": moved, "failures": failures}
 
 
+def against_one_worker(spec: neutral.Spec, workers: int, outcomes: dict, outputs: dict, alone: dict) -> dict:
+    """A data-parallel example: each row's run on `workers` ranks (each taking its share of every batch)
+    against the same program on one worker taking whole batches, from the same weights over the same
+    batches. The losses and final weights must agree within the example's tolerances, and every rank
+    of a run must hold rank 0's weights exactly (`outcomes[row]["ranks_differ"]`): data parallelism
+    changes where the arithmetic happens and the order of a sum, nothing else."""
+    tol, rows, failures = spec.tolerance, {}, []
+    for name, outcome in alone.items():
+        if outcome["status"] != "ok":
+            rows[name] = {"status": outcome["status"], "reason": outcome["reason"]}
+            failures.append(f"{name} on 1 worker: {outcome['status']}: {outcome['reason']}")
+            continue
+        one, many = outcome["arrays"], outputs[name]
+        loss, step = loss_difference(many["losses"], one["losses"])
+        weights, where = final_difference(many, one)
+        ranks = outcomes[name].get("ranks_differ", 0.0)
+        rows[name] = {"status": "ok", "loss": loss, "step": step, "weights": weights, "where": where,
+                      "ranks_differ": ranks, "losses_one": [float(v) for v in one["losses"]]}
+        if loss > tol["loss"]:
+            failures.append(f"workers: {name}: the loss on {workers} workers differs from 1 worker's by "
+                            f"{size(loss)} relative at step {step} (tolerance {tol['loss']:g})")
+        if weights > tol["weights"]:
+            failures.append(f"workers: {name}: the final weights on {workers} workers differ from 1 worker's by "
+                            f"{size(weights)} in {where} after {spec.steps} steps (tolerance {tol['weights']:g})")
+        if ranks != 0:
+            failures.append(f"workers: {name}: the ranks' copies of the model differ by {size(ranks)} after "
+                            f"{spec.steps} steps: they must stay equal")
+    return {"workers": workers, "rows": rows, "failures": failures}
+
+
 def final_difference(a: dict, b: dict) -> tuple[float, str]:
     return max_difference(split(a, "final/"), split(b, "final/"))
 

@@ -32,7 +32,7 @@ import numpy as np
 from .. import neutral
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, identity, jobs, results, store
+from . import comparison, environments, identity, jobs, ranks, results, store
 from .context import RunContext
 from .jobs import Job, parallel_workers  # noqa: F401  (equivalence.parallel_workers: the checks' own)
 from .outcome import Outcome
@@ -41,6 +41,12 @@ from .snippets import SnippetError, parse
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
+RANKS_CODE = ("rosetta/cell_worker.py", "rosetta/build/ranks.py")   # and a data-parallel example's checks
+
+
+def worker_code(example: Example) -> tuple[str, ...]:
+    """The code files a check's numbers depend on besides its snippets and adapters."""
+    return WORKER_CODE + (RANKS_CODE if ranks.workers_of(example) > 1 else ())
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
 
 
@@ -75,7 +81,7 @@ def cache_key(project: Project, example: Example, frameworks: list[Framework], e
         env = envs.get(fw.name)
         digest.update(fw.name.encode() + identity.snippet_identity(example.snippet_path(fw)).encode()
                       + (env.fingerprint_hash.encode() if env is not None and env.ok else b"-"))
-    for entry in WORKER_CODE:
+    for entry in worker_code(example):
         path = results.REPO_ROOT / entry
         digest.update(identity.python_identity(path.read_text()).encode())
     for part in (identity.definition_identity(example.folder / "example.toml").encode(),
@@ -118,6 +124,14 @@ class LiveWorkers:
                 with self.lock:
                     self.processes.discard(process)
         return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+    def add(self, process: subprocess.Popen) -> None:       # (a data-parallel row's ranks and helpers)
+        with self.lock:
+            self.processes.add(process)
+
+    def discard(self, process: subprocess.Popen) -> None:
+        with self.lock:
+            self.processes.discard(process)
 
     def kill_all(self) -> None:
         with self.lock:
@@ -197,7 +211,7 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
                  results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
                  profile.encode(), machine.encode(), str(store.CHECK.api_version).encode(),
                  *(identity.python_identity((results.REPO_ROOT / entry).read_text()).encode()
-                   for entry in WORKER_CODE)):
+                   for entry in worker_code(example))):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
@@ -212,6 +226,7 @@ class Runner:
     def __init__(self, context: RunContext, example: Example, spec: neutral.Spec, workers: int = 1,
                  row_keys: dict | None = None):
         self.context, self.example, self.spec, self.log = context, example, spec, context.log
+        self.ranks = ranks.workers_of(example)  # a data-parallel example's rows run as this many processes
         project = context.project
         self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
         self.cores = queue.SimpleQueue()        # the CPU groups free now: a run takes one and gives it back
@@ -222,12 +237,15 @@ class Runner:
         self.keeping = threading.Lock()         # (two runs with the same row, tag and change share a folder)
         self.hashed: dict[int, tuple[dict, str]] = {}
 
-    def run_key(self, fw: Framework, inputs: dict, tag: str, change: str, train_cell: bool, cores: tuple) -> str:
+    def run_key(self, fw: Framework, inputs: dict, tag: str, change: str, train_cell: bool, cores: tuple,
+                workers: int = 1) -> str:
         with self.keeping:        # each inputs dict hashed once (ResNet-50's weights are 94 MB), not per run
             if id(inputs) not in self.hashed:
                 self.hashed[id(inputs)] = (inputs, inputs_hash(inputs))    # (held: its id stays its own)
         parts = [self.row_keys.get(fw.name, ""), self.hashed[id(inputs)][1], tag, change, str(train_cell),
                  str(len(cores))]             # (threads can change the rounding)
+        if workers > 1 or self.ranks > 1:
+            parts.append(f"{workers} workers")
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
     def kept(self, folder: Path, key: str) -> dict | None:
@@ -249,15 +267,17 @@ class Runner:
             os.replace(job_dir / "out.npz", folder / "out.npz")
             for inputs in ("weights.npz", "batches.npz"):
                 (job_dir / inputs).unlink(missing_ok=True)
-            record = {k: v for k, v in outcome.items() if k in ("status", "reason", "seconds", "facts")}
+            for rank_dir in job_dir.glob("rank-*"):
+                shutil.rmtree(rank_dir, ignore_errors=True)
+            record = {k: v for k, v in outcome.items() if k in ("status", "reason", "seconds", "facts", "ranks_differ")}
             store.write_json(folder / "outcome.json", {**record, "key": key})   # last: the folder is whole
 
     def run_worker(self, fw: Framework, inputs: dict, job_dir: Path, change: str = "", train_cell: bool = False,
-                   cores: tuple[int, ...] = ()) -> dict:
+                   cores: tuple[int, ...] = (), workers: int = 1) -> dict:
         """One worker process; returns {status, reason, seconds, arrays}. `change` is code run after
         the snippet's steps (a note's experiment, e.g. moving Adam's epsilon); with `train_cell` the
         worker also runs the snippet's own timed (training) cell over the same batches. `cores`: the CPUs
-        it may use (all when empty)."""
+        it may use (all when empty). A data-parallel example's row runs as `workers` ranks (run_ranks)."""
         project, example, spec, profile = self.context.project, self.example, self.spec, self.context.profile
         if job_dir.exists():
             shutil.rmtree(job_dir)
@@ -273,6 +293,8 @@ class Runner:
         neutral.save(job_dir / "batches.npz", inputs["batches"])
         run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
         run_dir.mkdir(parents=True, exist_ok=True)
+        if self.ranks > 1:
+            return self.run_ranks(fw, job_dir, run_dir, train_cell, workers)
         command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
                    "rosetta.equivalence_worker", str(job_dir)]
         started = time.perf_counter()
@@ -286,15 +308,67 @@ class Runner:
         return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
                 "facts": json.loads((job_dir / "facts.json").read_text())}
 
-    def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False) -> dict:
+    def run_ranks(self, fw: Framework, job_dir: Path, run_dir: Path, cell: bool, workers: int) -> dict:
+        """A data-parallel row's worker as `workers` ranks, started as its launcher would (ranks.py). A rank
+        joins its process group once, so the adapter's steps and the snippet's own train cell (`cell`) are two
+        launches (cell_worker). Rank 0's output is the row's; every other rank's weights must equal it."""
+        project, python = self.context.project, str(environments.venv_python(self.context.project, fw))
+        rank_dirs = [job_dir] + [job_dir / f"rank-{rank}" for rank in range(1, workers)]
+        for rank_dir in rank_dirs[1:]:
+            rank_dir.mkdir()
+            for name in ("job.json", "weights.npz", "batches.npz"):
+                shutil.copyfile(job_dir / name, rank_dir / name)
+        module = "rosetta.cell_worker" if cell else "rosetta.equivalence_worker"
+        env = worker_environment(project, self.context.profile, fw, self.spec, job_dir)
+        started = time.perf_counter()
+        outcomes, helper_logs = ranks.run_processes(
+            ranks.launch_of(fw, workers), lambda rank: [python, "-P", "-m", module, str(rank_dirs[rank])], python,
+            env, run_dir, WORKER_TIMEOUT, [rank_dir / "log.txt" for rank_dir in rank_dirs], LIVE)
+        seconds = time.perf_counter() - started
+        for name, log in helper_logs.items():
+            (job_dir / f"{name}.log").write_text(log)
+        failed = [(status, reason, rank) for rank, (status, reason) in enumerate(outcomes) if status != Outcome.OK]
+        if failed:
+            status, reason, rank = next((f for f in failed if "stopped by the build" not in f[1]), failed[0])
+            return {"status": status, "reason": reason, "log": str(rank_dirs[rank] / "log.txt"), "seconds": seconds}
+        arrays = [neutral.load(rank_dir / "out.npz") for rank_dir in rank_dirs]
+        prefix = "cell/" if cell else "final/"
+        mine = comparison.split(arrays[0], prefix)
+        differ = max((comparison.max_difference(comparison.split(theirs, prefix), mine)[0] for theirs in arrays[1:]),
+                     default=0.0)
+        facts = job_dir / "facts.json"
+        return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": arrays[0], "ranks_differ": differ,
+                "facts": json.loads(facts.read_text()) if facts.exists() else {}}
+
+    def __call__(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False,
+                 workers: int | None = None) -> dict:
+        """One row's run. A data-parallel example's row runs as `workers` ranks (the example's count unless
+        given), its train cell in a launch of its own, the two outputs merged."""
+        if self.ranks == 1:
+            return self.one(fw, inputs, tag, change, train_cell)
+        workers = workers or self.ranks
+        outcome = self.one(fw, inputs, tag, change, False, workers)
+        if not (train_cell and self.spec.steps) or outcome["status"] != Outcome.OK:
+            return outcome
+        cell = self.one(fw, inputs, tag, change, True, workers)
+        if cell["status"] != Outcome.OK:
+            return cell
+        return {**outcome, "arrays": {**outcome["arrays"], **{name: value for name, value in cell["arrays"].items()
+                                                     if name.startswith("cell/")}},
+                "seconds": outcome["seconds"] + cell["seconds"],
+                "ranks_differ": max(outcome["ranks_differ"], cell["ranks_differ"])}
+
+    def one(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False,
+            workers: int = 1) -> dict:
+        tag = tag if self.ranks == 1 else f"{tag}-{workers}w" + ("-cell" if train_cell else "")
         job_dir = self.kept_dir.parent / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         cores = self.cores.get()
         try:
-            key = self.run_key(fw, inputs, tag, change, train_cell, cores) if fw.name in self.row_keys else ""
+            key = self.run_key(fw, inputs, tag, change, train_cell, cores, workers) if fw.name in self.row_keys else ""
             folder = self.kept_dir / f"{fw.name}-{tag}-{hashlib.sha256(change.encode()).hexdigest()[:8]}"
             outcome = None if self.rerun or not key else self.kept(folder, key)
             if outcome is None:
-                outcome = self.run_worker(fw, inputs, job_dir, change, train_cell, cores)
+                outcome = self.run_worker(fw, inputs, job_dir, change, train_cell, cores, workers)
                 if key and outcome["status"] == Outcome.OK:
                     self.keep(folder, key, job_dir, outcome)
         finally:
@@ -369,11 +443,21 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
             runnable.append(fw)
     row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, context.machine)
                 for fw in runnable}
-    workers = parallel_workers(context.machine_info, context.variables.check_workers)
+    # A data-parallel example's rows run one at a time: each run's ranks take a core of their own.
+    workers = 1 if ranks.workers_of(example) > 1 else parallel_workers(context.machine_info,
+                                                                        context.variables.check_workers)
     run = Runner(context, example, spec, workers, row_keys)
     measured = comparison.measure(spec, run, candidates, runnable, per_framework, initial, inputs, seed,
                                   lambda tasks: in_parallel(tasks, workers))
     per_framework, failures = measured["frameworks"], measured["failures"]
+    against_one = None
+    if run.ranks > 1:
+        ran = [fw for fw in runnable if fw.name in measured["outputs"]]
+        alone = in_parallel([lambda fw=fw: run(fw, inputs, "one-worker", workers=1) for fw in ran], workers)
+        against_one = comparison.against_one_worker(
+            spec, run.ranks, {fw.name: per_framework[fw.name] for fw in ran}, measured["outputs"],
+            {fw.name: outcome for fw, outcome in zip(ran, alone)})
+        failures += against_one.pop("failures")
     for fw in runnable:
         packages = {**envs[fw.name].fingerprint.get("packages", {}), "python": envs[fw.name].fingerprint.get("python")}
         per_framework[fw.name]["versions"] = results.key_packages(fw, packages)
@@ -386,5 +470,5 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
             "conventions": list(spec.conventions), "notes": measured["notes"], "noise_floor": measured["noise_floor"],
             "operations": measured["operations"],
             "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
-            "frameworks": per_framework, **measured["compared"], "failures": failures,
+            "frameworks": per_framework, **measured["compared"], "workers": against_one, "failures": failures,
             "passed": not failures and len(measured["outputs"]) >= 2}

@@ -11,6 +11,7 @@ timeout. The tab shows rank 0's notebook, with the other ranks' printed lines ad
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import signal
 import socket
@@ -18,6 +19,7 @@ import string
 import subprocess
 import tempfile
 import threading
+import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,6 +212,67 @@ def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cw
     if job.first_failure is not None:
         _name_the_stopped(job)
     return job
+
+
+def run_processes(launch: Launch, command, python: str, env: dict[str, str], cwd: Path, timeout: float,
+                  logs: list[Path], group) -> tuple[list[tuple[Outcome, str]], dict[str, str]]:
+    """Run command(rank) (an argument list) as launch.workers processes side by side, each with its rank's
+    variables and on cores of its own, after the row's helpers: what the equivalence checks run a
+    data-parallel row's worker with. Each rank's output goes to logs[rank]. When one exits with an error,
+    or the whole job outlasts `timeout` seconds, every other rank and every helper is killed at once (a
+    rank left waiting in a collective would wait for its peer). `group` (add, discard, kill_all) holds the
+    processes while they run, so that an interruption elsewhere ends them all. Returns each rank's
+    (status, reason), and the helpers' logs."""
+    ports = free_ports(launch.workers + 1)
+    cores = core_groups(launch.workers)
+    helpers = _start_helpers(launch, python, ports, cwd, env, group)
+    processes, outcomes = [], [(Outcome.OK, "")] * launch.workers
+    try:
+        for rank in range(launch.workers):
+            with open(logs[rank], "w") as out:
+                process = subprocess.Popen(
+                    command(rank), cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                    env={**env, **fill(launch.env, values(launch, ports, rank))},
+                    preexec_fn=functools.partial(os.sched_setaffinity, 0, cores[rank % len(cores)]))
+            group.add(process)
+            processes.append(process)
+        deadline, first = time.monotonic() + timeout, None
+        while any(process.poll() is None for process in processes):
+            failed = [rank for rank, process in enumerate(processes) if process.poll() not in (None, 0)]
+            if failed or time.monotonic() > deadline:
+                first = failed[0] if failed else None
+                break
+            time.sleep(0.1)
+        else:
+            failed = [rank for rank, process in enumerate(processes) if process.returncode != 0]
+            first = failed[0] if failed else None
+        running = [rank for rank, process in enumerate(processes) if process.poll() is None]
+        for rank in running:
+            processes[rank].kill()
+            processes[rank].wait()
+        for rank, process in enumerate(processes):
+            if rank in running:
+                stopped = f"rank {rank}: stopped by the build: rank {first} failed first"
+                outcomes[rank] = ((Outcome.TIMEOUT, f"rank {rank}: no answer within {timeout:g} s") if first is None
+                                  else (Outcome.FAILED, stopped))
+            elif process.returncode != 0:
+                outcomes[rank] = (Outcome.FAILED,
+                                  f"rank {rank} exited {process.returncode}: {_last_line(logs[rank])}")
+    except BaseException:                        # an interruption in this thread: nothing may outlive the job
+        for process in processes:
+            process.kill()
+            process.wait()
+        raise
+    finally:
+        for process in processes:
+            group.discard(process)
+        helper_logs = _stop_helpers(helpers, group)
+    return outcomes, helper_logs
+
+
+def _last_line(log: Path) -> str:
+    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    return lines[-1] if lines else "(no output)"
 
 
 def _name_the_stopped(job: Job) -> None:

@@ -295,6 +295,7 @@ def workers_lines(view: BenchmarkView) -> list[str]:
             launcher = table.get("launcher", "").replace("|", "\\|")        # (markdown: may hold `code`)
             lines.append(f"| {fw.label} | {cell_text(table.get('engine', ''))} | {launcher} | {names} | {helpers} |")
         lines.append("")
+        lines += overhead_lines(view)
     if view.left_out:
         labels = {fw.name: fw.label for fw in view.frameworks}
         lines += ["**Rows without a tab here:**", ""]
@@ -302,6 +303,36 @@ def workers_lines(view: BenchmarkView) -> list[str]:
                   for entry in view.left_out]
         lines.append("")
     return lines
+
+
+def overhead_lines(view: BenchmarkView) -> list[str]:
+    """Each row's N workers against the same program as 1 process on the same cores (this build's runs)."""
+    step, unit, rows = view.example.timed_step, view.example.throughput_unit, []
+    for fw in view.frameworks:
+        result = view.current.get(fw.name) or {}
+        alone = result.get("one_process")
+        if result.get("status") != Outcome.OK or not alone:
+            continue
+        many = result["steps"].get(step, {}).get("median")
+        if alone["status"] != Outcome.OK:
+            rows.append(f"| {fw.label} | {many:.2f} | {alone['status']}: {cell_text(alone.get('reason', ''))} | |")
+            continue
+        one = alone["steps"][step]["median"]
+        change = many / one - 1
+        rows.append(f"| {fw.label} | {many:.2f} ({result['metrics'].get('throughput', 0):,.0f} {unit}) "
+                    f"| {one:.2f} ({alone['metrics'].get('throughput', 0):,.0f} {unit}) "
+                    f"| {'+' if change >= 0 else '−'}{abs(change):.0%} |")
+    if not rows:
+        return []
+    cores = view.machine_info.get("cores", "?")
+    return [f"### {view.workers} workers against 1 process", "",
+            f"The same program, timed after the {view.workers}-worker runs (timed runs never overlap): once as "
+            f"{view.workers} workers, each on cores of its own, once as 1 process on all of them "
+            f"({cores} here). On one machine the difference is the **cost of the split**: every step's gradient "
+            f"all-reduce between the processes and each process's smaller batch. It is not a speed-up: that "
+            f"needs a device per worker. Median *{step}* step, seconds:", "",
+            f"| Framework | {view.workers} workers | 1 process | overhead of the workers |", "|---|---|---|---|",
+            *rows, ""]
 
 
 def apis(view: BenchmarkView) -> dict[str, str]:

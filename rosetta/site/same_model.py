@@ -175,6 +175,7 @@ def training_lines(example: Example, ran: list[Framework], check: dict, labels: 
                   "Each train cell against the same steps taken one by one through its adapter: "
                   + ", ".join(f"{labels.get(n, n)} {v:.1e}" for n, v in check.get("cell_vs_steps", {}).items())
                   + f" (tolerance {tol['weights']:g}).", ""]
+    lines += workers_lines(ran, check)
     moved = check.get("moved", {})
     if moved:
         lines += [f"For scale: training moved the weights by up to {max(moved.values()):.1e}.", ""]
@@ -193,6 +194,35 @@ def training_lines(example: Example, ran: list[Framework], check: dict, labels: 
                   f"The loss of every tab over the same {check['steps']} steps, and how far each is from "
                   f"{ran[0].label}'s.", "```", ""]
     return lines
+
+
+def workers_lines(ran: list[Framework], check: dict) -> list[str]:
+    """A data-parallel example: each row on N workers against the same program on one (measured per row)."""
+    against = check.get("workers")
+    if not against:
+        return []
+    n, tol, rows = against["workers"], check["tolerance"], against["rows"]
+    lines = [f"### {n} workers against one", "",
+             f"Each tab above ran as {n} processes, each taking its share of every batch of {check['batch_size']}. "
+             f"Here the same program runs as 1 process taking whole batches, from the same weights over the same "
+             f"batches: data parallelism may change the order of a sum, nothing else. Every rank's copy of the "
+             f"model must also end equal to rank 0's, bit for bit.", "",
+             f"| | loss vs 1 worker, largest relative difference (tolerance {tol['loss']:g}) "
+             f"| final weights vs 1 worker, largest \\|difference\\| (tolerance {tol['weights']:g}) "
+             f"| ranks' copies, largest \\|difference\\| |", "|---|---|---|---|"]
+    for fw in ran:
+        row = rows.get(fw.name)
+        if row is None:
+            continue
+        if row["status"] != Outcome.OK:
+            lines.append(f"| **{fw.label}** | 1 worker: {row['status']} ({cell_text(row.get('reason', ''))}) | | |")
+            continue
+        marks = [f"{row['loss']:.1e} " + ("✓" if row["loss"] <= tol["loss"] else "✗"),
+                 f"{row['weights']:.1e} " + ("✓" if row["weights"] <= tol["weights"] else "✗")
+                 + f" (in `{row['where']}`)",
+                 "equal ✓" if row["ranks_differ"] == 0 else f"**{row['ranks_differ']:.1e} ✗**"]
+        lines.append(f"| **{fw.label}** | " + " | ".join(marks) + " |")
+    return lines + [""]
 
 
 def notes_lines(check: dict, labels: dict) -> list[str]:
