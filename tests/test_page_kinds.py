@@ -234,3 +234,36 @@ def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and
     assert "| PyTorch | DistributedDataParallel (gloo on a CPU, NCCL on GPUs) |" in page.split("## How the workers")[0]
     single = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10")
     assert single.workers == 1 and "## How the workers start" not in benchmark_page.workers_lines(single)
+
+
+def test_a_data_parallel_page_sets_each_row_s_workers_against_one_process_on_the_same_cores(site):
+    """The overhead table, from this build's results (here: the reference's, as if measured on this machine)."""
+    import dataclasses
+    import json
+
+    from rosetta.site import benchmark_page
+    view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
+    stored = {path.stem: json.loads(path.read_text()) for path in Path(__file__).resolve().parents[1].glob(
+        "benchmarks/reference/*/cpu/cnn_cifar10_data_parallel/*.json")}
+    assert {"pytorch", "jax"} <= set(stored) and all("one_process" in result for result in stored.values())
+    lines = benchmark_page.overhead_lines(dataclasses.replace(view, current=stored))
+    assert lines[0] == "### 2 workers against 1 process"
+    pytorch = next(line for line in lines if line.startswith("| PyTorch |"))
+    many = stored["pytorch"]["steps"]["train"]["median"]
+    one = stored["pytorch"]["one_process"]["steps"]["train"]["median"]
+    change = many / one - 1
+    assert pytorch.startswith(f"| PyTorch | {many:.2f} (") and pytorch.endswith(
+        f"| {'+' if change >= 0 else '−'}{abs(change):.0%} |")
+    died = {"status": "failed", "reason": "KernelDied: x"}
+    failed = {**stored, "pytorch": {**stored["pytorch"], "one_process": died}}
+    lines = benchmark_page.overhead_lines(dataclasses.replace(view, current=failed))
+    assert any(line.startswith("| PyTorch |") and "failed: KernelDied: x" in line for line in lines)
+    assert benchmark_page.overhead_lines(view) == [], "nothing measured by this build: no table"
+    # The check on record: each row on 2 workers against 1 worker, and its ranks against each other.
+    check = json.loads(next(Path(__file__).resolve().parents[1].glob(
+        "benchmarks/reference/*/cpu/_equivalence/cnn_cifar10_data_parallel.json")).read_text())
+    writer = Collected()
+    benchmark_page.render(dataclasses.replace(view, current=stored, check=check), writer)
+    page = writer.files["benchmarks/cnn_cifar10_data_parallel.md"]
+    assert "### 2 workers against 1 process" in page and "### 2 workers against one" in page
+    assert page.count("| equal ✓ |") == 4

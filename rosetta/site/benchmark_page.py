@@ -327,12 +327,14 @@ def overhead_lines(view: BenchmarkView) -> list[str]:
     cores = view.machine_info.get("cores", "?")
     return [f"### {view.workers} workers against 1 process", "",
             f"The same program, timed after the {view.workers}-worker runs (timed runs never overlap): once as "
-            f"{view.workers} workers, each on cores of its own, once as 1 process on all of them "
-            f"({cores} here). On one machine the difference is the **cost of the split**: every step's gradient "
-            f"all-reduce between the processes and each process's smaller batch. It is not a speed-up: that "
+            f"{view.workers} workers, each on cores of its own, once as 1 process on all of them ({cores} here). "
+            f"The workers add every step's gradient all-reduce between processes and give each process a smaller "
+            f"batch: that is their **overhead**, and a positive figure below is its cost. A negative one says "
+            f"that the single process used its cores worse than the workers did (its own threads within each "
+            f"operation), not that communication is free. Neither is the speed-up of data parallelism, which "
             f"needs a device per worker. Median *{step}* step, seconds:", "",
-            f"| Framework | {view.workers} workers | 1 process | overhead of the workers |", "|---|---|---|---|",
-            *rows, ""]
+            f"| Framework | {view.workers} workers | 1 process | time of the workers against 1 process |",
+            "|---|---|---|---|", *rows, ""]
 
 
 def apis(view: BenchmarkView) -> dict[str, str]:
