@@ -218,8 +218,9 @@ def test_the_measurement_table_lists_variants_in_the_lesson_s_order(site):
 def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and_which_rows_it_leaves_out(site):
     view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
     assert view.workers == 2
-    assert set(view.launches) >= {"pytorch", "tensorflow", "jax", "mxnet"}
+    assert set(view.launches) >= {"pytorch", "tensorflow", "jax", "keras-jax", "mxnet"}
     assert "keras-tensorflow" not in view.launches, "a Keras row's own table, not its environment's"
+    assert view.launches["keras-jax"]["engine"].startswith("keras.distribution.DataParallel")
     left_out = {row for entry in view.left_out for row in entry["rows"]}
     assert left_out == {fw.name for fw in site.frameworks} - view.written, "every row without a program says why"
     writer = Collected()
@@ -266,4 +267,4 @@ def test_a_data_parallel_page_sets_each_row_s_workers_against_one_process_on_the
     benchmark_page.render(dataclasses.replace(view, current=stored, check=check), writer)
     page = writer.files["benchmarks/cnn_cifar10_data_parallel.md"]
     assert "### 2 workers against 1 process" in page and "### 2 workers against one" in page
-    assert page.count("| equal ✓ |") == 4
+    assert page.count("| equal ✓ |") == len(stored) == 5
