@@ -111,12 +111,13 @@ def copied_project(tmp_path, example: str) -> tuple[Project, object]:
     return project, project.example(example)
 
 
-def run_check(project, example, names, log=lambda line: None):
+def run_check(project, example, names, log=lambda line: None, gpus=None):
     frameworks = [fw for fw in project.frameworks() if fw.name in names]
     envs = {fw.name: environments.ensure(project, fw, create=False) for fw in frameworks}
     assert all(env.ok for env in envs.values()), "run `make test` (it creates the environments first)"
     given = variables.read()
     machine, info = results.this_machine(project, given.machine)
+    info = info if gpus is None else {**info, "gpus": gpus}       # (only the number of workers reads it)
     context = RunContext(project, "smoke", Options(), Selection(), given, tuple(frameworks), (example,), (),
                          machine=machine, machine_info=info, envs=envs, log=log)
     return jobs.run_job(context, equivalence.job(context, example, selected=True))
@@ -189,6 +190,20 @@ def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_ca
     assert not any(f.startswith("workers: pytorch") for f in check["failures"]), check["failures"]
     assert check["workers"]["rows"]["tensorflow"]["ranks_differ"] == 0.0, "its ranks still agree with each other"
     assert any(f.startswith("training: pytorch vs tensorflow") for f in check["failures"])
+
+
+def test_on_a_machine_with_one_gpu_a_data_parallel_row_is_checked_on_one_worker(tmp_path):
+    """The prepared GPU run has one GPU: each data-parallel row runs as 1 worker (ranks.workers_here), still
+    started as its launcher would and still with its train cell in a launch of its own; there is no second
+    run to hold it against. Run here on the CPU with the machine said to have one GPU."""
+    project, example = copied_project(tmp_path, "cnn_cifar10_data_parallel")
+    heard = []
+    check = run_check(project, example, ["pytorch", "mxnet"], heard.append, gpus=[{"name": "one GPU"}])
+    assert check["passed"], check["failures"]
+    assert check["workers"] is None
+    ran = sorted(line.split(": ok in")[0] for line in heard if ": ok in" in line)
+    assert "  equivalence: pytorch (base-1w)" in ran and "  equivalence: pytorch (base-1w-cell)" in ran
+    assert not any("2w" in line for line in ran), ran
 
 
 def test_a_broken_adapter_is_caught(tmp_path):

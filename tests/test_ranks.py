@@ -170,6 +170,16 @@ def test_worker_processes_that_all_succeed_are_ok_and_pinned_to_cores_of_their_o
         assert cores[0] != cores[1] and not set(json.loads(cores[0])) & set(json.loads(cores[1]))
 
 
+def test_a_gpu_machine_runs_one_worker_per_gpu_at_most_the_example_s_count(project):
+    """Two workers on one GPU would both ask NCCL for it (and rank 1's LOCAL_RANK names a second device): the
+    prepared one-GPU run trains each row on 1 worker; a CPU runs the example's count, one core each."""
+    example = project.example("cnn_cifar10_data_parallel")
+    assert ranks.workers_here(example, {"cores": 2, "gpus": []}) == 2
+    assert ranks.workers_here(example, {"cores": 16, "gpus": [{"name": "H200"}]}) == 1
+    assert ranks.workers_here(example, {"cores": 16, "gpus": [{"name": "V100"}] * 4}) == 2
+    assert ranks.workers_here(project.example("cnn_cifar10"), {"gpus": [{"name": "V100"}] * 4}) == 1
+
+
 def test_a_row_without_a_data_parallel_table_is_refused_with_one_message_naming_its_file(project):
     """A data-parallel example's snippet on a row whose envs/<row>.toml cannot start workers: the build blocks
     that row (snippet-error) with this message instead of starting one lone kernel that waits forever."""

@@ -65,7 +65,7 @@ def run_once(context: RunContext, example: Example, fw: Framework, snippet, kern
     runs a data-parallel program on another number of workers (1: one process on every core)."""
     if ranks.workers_of(example) == 1:
         return execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
-    workers = workers or ranks.workers_of(example)
+    workers = workers or ranks.workers_here(example, context.machine_info)
     job = ranks.run(snippet, fw.kernel_name, str(environments.venv_python(context.project, fw)), kernel_env, run_dir,
                     context.options.timeout, ranks.launch_of(fw, workers), fw.kernel_transport)
     return ranks.merged(job)
@@ -148,12 +148,12 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
             "repository": results.repository_commit(),
             "timing": "nbclient cell timestamps (execute_input to execute_reply), summed per step",
             "side_by_side": side_by_side(context),     # snippets running at once (more than one: measures nothing)
-            "workers": ranks.workers_of(example),      # processes of a data-parallel row, rank 0's times shown
+            "workers": ranks.workers_here(example, context.machine_info),   # a data-parallel row's processes
         },
     })
     if execution.status != Outcome.OK:
         result["reason"] = f"{execution.error['ename']}: {execution.error['evalue']}".strip()
-    elif ranks.workers_of(example) > 1:
+    elif ranks.workers_here(example, context.machine_info) > 1:
         result["one_process"] = one_process(context, example, fw, snippet)
     return result, nbformat.writes(execution.notebook)
 

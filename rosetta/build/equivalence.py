@@ -226,7 +226,8 @@ class Runner:
     def __init__(self, context: RunContext, example: Example, spec: neutral.Spec, workers: int = 1,
                  row_keys: dict | None = None):
         self.context, self.example, self.spec, self.log = context, example, spec, context.log
-        self.ranks = ranks.workers_of(example)  # a data-parallel example's rows run as this many processes
+        self.data_parallel = ranks.workers_of(example) > 1   # its rows run as ranks (run_ranks), this many:
+        self.ranks = ranks.workers_here(example, context.machine_info)
         project = context.project
         self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
         self.cores = queue.SimpleQueue()        # the CPU groups free now: a run takes one and gives it back
@@ -244,7 +245,7 @@ class Runner:
                 self.hashed[id(inputs)] = (inputs, inputs_hash(inputs))    # (held: its id stays its own)
         parts = [self.row_keys.get(fw.name, ""), self.hashed[id(inputs)][1], tag, change, str(train_cell),
                  str(len(cores))]             # (threads can change the rounding)
-        if workers > 1 or self.ranks > 1:
+        if self.data_parallel:
             parts.append(f"{workers} workers")
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -293,7 +294,7 @@ class Runner:
         neutral.save(job_dir / "batches.npz", inputs["batches"])
         run_dir = project.build / "run" / example.name          # outside snippets/: no self-import
         run_dir.mkdir(parents=True, exist_ok=True)
-        if self.ranks > 1:
+        if self.data_parallel:
             return self.run_ranks(fw, job_dir, run_dir, train_cell, workers)
         command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
                    "rosetta.equivalence_worker", str(job_dir)]
@@ -344,7 +345,7 @@ class Runner:
                  workers: int | None = None) -> dict:
         """One row's run. A data-parallel example's row runs as `workers` ranks (the example's count unless
         given), its train cell in a launch of its own, the two outputs merged."""
-        if self.ranks == 1:
+        if not self.data_parallel:
             return self.one(fw, inputs, tag, change, train_cell)
         workers = workers or self.ranks
         outcome = self.one(fw, inputs, tag, change, False, workers)
@@ -360,7 +361,7 @@ class Runner:
 
     def one(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False,
             workers: int = 1) -> dict:
-        tag = tag if self.ranks == 1 else f"{tag}-{workers}w" + ("-cell" if train_cell else "")
+        tag = f"{tag}-{workers}w" + ("-cell" if train_cell else "") if self.data_parallel else tag
         job_dir = self.kept_dir.parent / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         cores = self.cores.get()
         try:

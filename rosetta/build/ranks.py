@@ -61,6 +61,14 @@ def workers_of(example) -> int:
     return int(data_parallel(example.folder / "example.toml").get("workers", 1))
 
 
+def workers_here(example, machine_info: dict) -> int:
+    """How many processes each row of the example runs as on this machine: the example's count on a CPU (each
+    worker on cores of its own); on a machine with GPUs one worker per GPU, at most that count (NCCL and the
+    snippets' LOCAL_RANK take a device per process: 2 workers on 1 GPU would ask for a second one)."""
+    workers, gpus = workers_of(example), len(machine_info.get("gpus") or ())
+    return min(workers, gpus) if gpus else workers
+
+
 def left_out(example) -> list[dict]:
     """The rows without a program of the example, and why ([[left_out]] rows = [...], why = "...")."""
     path = example.folder / "example.toml"

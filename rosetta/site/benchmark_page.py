@@ -278,7 +278,8 @@ def workers_lines(view: BenchmarkView) -> list[str]:
     lines = []
     if view.workers > 1:
         lines += ["## How the workers start", "",
-                  f"Each row runs as **{view.workers} worker processes**, one kernel each, on the loopback interface. "
+                  f"Each row runs as **{view.workers} worker processes**, one kernel each, on the loopback interface "
+                  f"(on a machine with GPUs, one per GPU, at most {view.workers}). "
                   "The build is their launcher: it gives each worker the variables that the row's own launcher would "
                   "set (below), starts the helper processes a row needs first, and stops every worker of a row when "
                   "one of them fails or runs past the timeout. On a CPU each worker has cores of its own when there "
