@@ -95,7 +95,8 @@ for epoch in range(hp.epochs):
     print(f"epoch {epoch + 1}: mean loss {history.history['loss'][0]:.3f}")
 
 # %% tags=["infer"]
-# [predictions, accuracy] Each worker feeds its share of the test set; the accuracy is the whole set's.
+# [predictions] Each worker feeds its share of the test set to evaluate(), which predicts it batch by batch.
 _, accuracy = model.evaluate(x_test[rank::workers], y_test[rank::workers], batch_size=share, verbose=0)
+# [accuracy] The whole test set's: Keras' accuracy metric counts the correct predictions of every worker.
 print(f"test accuracy {accuracy:.4f}")
 report(accuracy=accuracy, train_samples=hp.epochs * n_batches * hp.batch_size)
