@@ -42,12 +42,12 @@ FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
 RANKS_CODE = ("rosetta/cell_worker.py", "rosetta/build/ranks.py")   # and a data-parallel example's checks
+WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
 
 
 def worker_code(example: Example) -> tuple[str, ...]:
     """The code files a check's numbers depend on besides its snippets and adapters."""
     return WORKER_CODE + (RANKS_CODE if ranks.workers_of(example) > 1 else ())
-WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
 
 
 def spec_folder(example: Example) -> Path:
