@@ -188,3 +188,113 @@ def test_a_row_without_a_data_parallel_table_is_refused_with_one_message_naming_
     problem = ranks.launch_problem(example, project.framework("theano"))
     assert problem.startswith("envs/theano.toml has no [data_parallel] table") and "2 workers" in problem
     assert ranks.launch_problem(project.example("cnn_cifar10"), project.framework("theano")) == "", "one worker: none"
+
+
+# --- a row whose launcher starts the ranks: MPI (Chainer's ChainerMN), mpiexec from the mpich wheel ---
+
+CHAINER = REPO / ".envs" / "chainer" / "bin" / "python"
+needs_chainer = pytest.mark.skipif(not CHAINER.exists(), reason="needs the Chainer environment (make envs)")
+MPI_SETUP = """import os
+import psutil
+from mpi4py import MPI
+
+comm = MPI.COMM_WORLD                  # the world mpiexec made: no variables of ours
+rank = comm.Get_rank()
+print("rank", rank, "of", comm.Get_size(), "on cores", sorted(os.sched_getaffinity(0)))"""
+
+
+def test_an_mpi_launcher_gets_one_section_per_rank_each_through_rank_start_onto_its_cores():
+    launch = ranks.Launch(workers=2, start=("$bin/mpiexec.gforker",), env={"UCX_NET_DEVICES": "lo"},
+                          runner=("-m", "mpi4py"))
+    command = ranks.launcher_command(launch, "/env/bin/python", [1, 2, 3], [(0,), (1,)],
+                                     [["py", "-P", "-m", "worker", "a"], ["py", "-c", "b"]], ["-", "log"])
+    assert command == ["/env/bin/mpiexec.gforker",
+                       "-n", "1", "/env/bin/python", "-m", "rosetta.rank_start", "0", "-", "--",
+                       "py", "-P", "-m", "mpi4py", "-m", "worker", "a", ":",
+                       "-n", "1", "/env/bin/python", "-m", "rosetta.rank_start", "1", "log", "--",
+                       "py", "-m", "mpi4py", "-c", "b"]
+
+
+@pytest.mark.envs
+@needs_chainer
+def test_mpi_ranks_that_mpiexec_starts_are_kernels_the_build_drives_pinned_and_listening_on_loopback_only(
+        tmp_path, project):
+    """The Chainer row's own launch (envs/chainer.toml): one mpiexec starts both kernels; the build connects to
+    them, rank 1's lines join rank 0's tab, each rank has a core of its own, and no process of the job listens
+    on an address other than the loopback one (Hydra's mpiexec would, on every interface)."""
+    marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    train = ("print('sum', comm.allreduce(rank + 1))\n"
+             "me = psutil.Process()\n"
+             "job = (me, *me.parents()[:2])      # this kernel, rank_start, the launcher\n"
+             "print('listening', sorted({c.laddr.ip for p in job for c in p.net_connections('inet')\n"
+             "                           if c.status == 'LISTEN'}))")
+    job = ranks.run(snippet(("setup", MPI_SETUP), ("train", train)), "rosetta-chainer", str(CHAINER),
+                    {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 120,
+                    ranks.launch_of(project.framework("chainer"), 2))
+    assert job.status == Outcome.OK, (job.helper_logs, [r.error for r in job.ranks])
+    text = "".join(o.get("text", "") for cell in ranks.merged(job).notebook.cells for o in cell.get("outputs", []))
+    assert "rank 0 of 2" in text and "[rank 1] rank 1 of 2" in text
+    assert "sum 3" in text and "[rank 1] sum 3" in text
+    if len(os.sched_getaffinity(0)) >= 2:
+        cores = [line.split("on cores ")[1] for line in text.splitlines() if "on cores" in line]
+        assert len(cores) == 2 and not set(json.loads(cores[0])) & set(json.loads(cores[1]))
+    listening = [line for line in text.splitlines() if "listening" in line]
+    assert len(listening) == 2 and all(set(json.loads(line.split("listening ")[1].replace("'", '"'))) <= {"127.0.0.1"}
+                                       for line in listening), listening
+    assert processes_with(marker) == []
+
+
+@pytest.mark.envs
+@needs_chainer
+@pytest.mark.parametrize("fault", ["raises", "hangs"])
+def test_an_mpi_rank_that_fails_or_hangs_stops_its_peer_and_leaves_no_process(tmp_path, project, fault):
+    """Rank 1 fails (or hangs) while rank 0 waits for it in an all-reduce: the build ends the launcher's whole
+    job within the cell timeout, and names rank 0 as stopped."""
+    marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    broken = "raise RuntimeError('rank 1 broke')" if fault == "raises" else "import time; time.sleep(600)"
+    train = f"if rank == 1:\n    {broken}\ncomm.allreduce(1)"
+    started = time.monotonic()
+    job = ranks.run(snippet(("setup", MPI_SETUP), ("train", train)), "rosetta-chainer", str(CHAINER),
+                    {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 10,
+                    ranks.launch_of(project.framework("chainer"), 2))
+    assert time.monotonic() - started < 45
+    tab = ranks.merged(job)
+    if fault == "raises":
+        assert job.first_failure == 1 and job.ranks[0].error["evalue"] == "stopped by the build: rank 1 failed first"
+        assert tab.status == Outcome.FAILED and tab.error["evalue"] == "rank 1: rank 1 broke"
+    else:
+        assert job.status == Outcome.TIMEOUT and tab.status == Outcome.TIMEOUT
+    assert tab.error["step"] == "train"
+    assert processes_with(marker) == []
+
+
+@pytest.mark.envs
+@needs_chainer
+@pytest.mark.parametrize("fault", ["exits", "hangs", None])
+def test_mpi_worker_processes_a_rank_that_exits_ends_the_job_and_a_hang_its_timeout(tmp_path, project, fault):
+    """The equivalence checks' launch of an MPI row: mpiexec.gforker itself would wait for rank 0 in its
+    all-reduce forever; rank_start ends the job when rank 1 exits with an error, and says which rank failed."""
+    marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    code = ("import sys, time\nfrom mpi4py import MPI\nrank = MPI.COMM_WORLD.Get_rank()\n"
+            "print('rank', rank, 'of', MPI.COMM_WORLD.Get_size(), flush=True)\n"
+            + {"exits": "if rank == 1:\n    sys.exit('rank 1 broke')\n",
+               "hangs": "if rank == 1:\n    time.sleep(600)\n", None: ""}[fault]
+            + "print('sum', MPI.COMM_WORLD.allreduce(rank + 1))")
+    logs, group = [tmp_path / "rank-0.log", tmp_path / "rank-1.log"], ranks.LiveKernels()
+    started = time.monotonic()
+    outcomes, _ = ranks.run_processes(
+        ranks.launch_of(project.framework("chainer"), 2), lambda rank: [str(CHAINER), "-c", code], str(CHAINER),
+        {**os.environ, marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 8 if fault == "hangs" else 120,
+        logs, group)
+    took = time.monotonic() - started
+    assert [log.read_text().splitlines()[0] for log in logs] == ["rank 0 of 2", "rank 1 of 2"]
+    if fault == "exits":
+        assert took < 30, took
+        assert outcomes == [(Outcome.FAILED, "rank 0: stopped by the build: rank 1 failed first"),
+                            (Outcome.FAILED, "rank 1 failed: rank 1 broke")]
+    elif fault == "hangs":
+        assert 8 <= took < 20, took
+        assert outcomes == [(Outcome.TIMEOUT, f"rank {rank}: no answer within 8 s") for rank in range(2)]
+    else:
+        assert outcomes == [(Outcome.OK, "")] * 2 and all("sum 3" in log.read_text() for log in logs)
+    assert processes_with(marker) == [] and not group.processes

@@ -41,7 +41,7 @@ from .snippets import SnippetError, parse
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
-RANKS_CODE = ("rosetta/cell_worker.py", "rosetta/build/ranks.py")   # and a data-parallel example's checks
+RANKS_CODE = ("rosetta/cell_worker.py", "rosetta/build/ranks.py", "rosetta/rank_start.py")   # a data-parallel check
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
 
 

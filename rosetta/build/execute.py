@@ -146,11 +146,12 @@ def _step_of_cell(snippet: Snippet) -> dict[int, str]:
 
 
 def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int,
-            transport: str = "ipc", group: LiveKernels | None = None) -> Execution:
+            transport: str = "ipc", group: LiveKernels | None = None, kernel_manager=None) -> Execution:
     """Run the snippet in a fresh kernel; timeout is in seconds per cell (step part). With the "ipc"
     transport the kernel's sockets are files in a folder only this user can open (Jupyter's IPC
     transport), not TCP ports that anyone on the machine could connect to. `group`: the kernels of one
-    data-parallel job (ranks.py), which go together when one of them fails."""
+    data-parallel job (ranks.py), which go together when one of them fails. `kernel_manager`: a kernel
+    started elsewhere (by an MPI launcher: ranks.LaunchedKernel), to connect to instead of starting one."""
     notebook = copy.deepcopy(snippet.notebook)
     sockets = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
     # An absolute socket path: the kernel runs in `cwd`, and Jupyter's default ("kernel-ipc") is relative.
@@ -169,14 +170,14 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     # shutdown_kernel="immediate": once the last cell has replied, every output is in; a graceful shutdown
     # only waits for the framework's exit handlers (measured: 0.8 to 1.1 s a PyTorch kernel, against 0.1 s).
     client = NotebookClient(
-        notebook, kernel_name=kernel_name, timeout=timeout, record_timing=True, shutdown_kernel="immediate",
-        allow_errors=False, resources={"metadata": {"path": str(cwd)}},
+        notebook, km=kernel_manager, kernel_name=kernel_name, timeout=timeout, record_timing=True,
+        shutdown_kernel="immediate", allow_errors=False, resources={"metadata": {"path": str(cwd)}},
         config=Config({"KernelManager": where}), on_notebook_start=started,
     )
     begun = time.perf_counter()
     status, error = Outcome.OK, None
     try:
-        client.execute(env={**os.environ, **env})
+        client.execute(env={**os.environ, **env}, cleanup_kc=True)   # (a manager passed in is not nbclient's to close)
     except KeyboardInterrupt:
         # Ctrl-C or SIGTERM: no result for this run (it did not finish); its kernel goes with it.
         shut_down(client, kernel.get("process"))

@@ -3,16 +3,21 @@
 Every rank executes the same notebook. The build is the launcher, doing what `torchrun`, a `TF_CONFIG` or
 MXNet's DMLC variables do for a script: each kernel gets its rank's environment (the row's templates, filled
 with loopback addresses and free ports), and the row's helper processes (MXNet's scheduler and parameter
-server) start before the ranks. When one rank fails or times out, every other rank's kernel and every helper
-is killed at once: a rank left waiting in a collective would otherwise wait for its peer until its own
-timeout. The tab shows rank 0's notebook, with the other ranks' printed lines added under each cell, marked
-`[rank i]` as `torchrun --tee` marks them.
+server) start before the ranks. An MPI world is made by MPI's own process manager, not by variables: for a
+row whose table names a `start` command (`mpiexec`), the build runs that command once, and it starts every
+rank's kernel (rosetta/rank_start.py pins each to its cores); the build then connects to those kernels.
+
+When one rank fails or times out, every other rank's kernel and every helper is killed at once: a rank left
+waiting in a collective would otherwise wait for its peer until its own timeout. The tab shows rank 0's
+notebook, with the other ranks' printed lines added under each cell, marked `[rank i]` as `torchrun --tee`
+marks them.
 """
 from __future__ import annotations
 
 import copy
 import functools
 import os
+import shutil
 import signal
 import socket
 import string
@@ -25,6 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import psutil
+from jupyter_client.connect import write_connection_file
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
 
 from .execute import KERNELS, Execution, LiveKernels, execute
 from .jobs import core_groups
@@ -49,6 +58,11 @@ class Launch:
     workers: int
     env: dict[str, str] = field(default_factory=dict)
     helpers: tuple[Helper, ...] = ()
+    # A launcher that starts every rank itself (MPI's mpiexec), as the words before the ranks' own sections
+    # (templates too; $bin: the bin folder of the row's environment). Empty: the build starts each rank.
+    start: tuple[str, ...] = ()
+    # What runs a rank's Python program under that launcher, before its -m or -c (`-m mpi4py`).
+    runner: tuple[str, ...] = ()
 
 
 class NoDataParallel(Exception):
@@ -87,11 +101,13 @@ def row_data_parallel(fw) -> dict:
 def launch_of(fw, workers: int) -> Launch:
     """A row's launch, from its [data_parallel] table."""
     table = row_data_parallel(fw)
-    if not table.get("env"):
-        raise NoDataParallel(f"envs/{fw.name}.toml has no [data_parallel] table with the variables of a worker: "
-                             f"this row has no way here to start {workers} workers (envs/pytorch.toml has one)")
+    if not (table.get("env") or table.get("start")):
+        raise NoDataParallel(f"envs/{fw.name}.toml has no [data_parallel] table with the variables of a worker "
+                             f"or a launcher to start: this row has no way here to start {workers} workers "
+                             f"(envs/pytorch.toml has one)")
     helpers = tuple(Helper(h["name"], h["code"], dict(h.get("env", {}))) for h in table.get("helpers", ()))
-    return Launch(workers=workers, env=dict(table["env"]), helpers=helpers)
+    return Launch(workers=workers, env=dict(table.get("env", {})), helpers=helpers,
+                  start=tuple(table.get("start", ())), runner=tuple(table.get("runner", ())))
 
 
 def launch_problem(example, fw) -> str:
@@ -179,6 +195,131 @@ def _stop_helpers(started, group: LiveKernels) -> dict[str, str]:
     return logs
 
 
+class JobProcess:
+    """A launcher's process (mpiexec) with every process under it (each rank's rank_start and program). Killing
+    it kills them all, and waits until they are gone."""
+
+    def __init__(self, process: subprocess.Popen):
+        self.process = process
+        self.pid = process.pid
+
+    def poll(self):
+        return self.process.poll()
+
+    def wait(self, timeout=None):
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        try:
+            family = psutil.Process(self.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            family = []
+        for member in family:
+            try:
+                member.kill()
+            except psutil.NoSuchProcess:
+                pass
+        if self.process.poll() is None:
+            self.process.kill()
+        psutil.wait_procs(family, timeout=10)          # gone when this returns, not merely signalled
+
+
+def launcher_command(launch: Launch, python: str, ports: list[int], cores: list[tuple[int, ...]],
+                     programs: list[list[str]], logs: list[str]) -> list[str]:
+    """The one command that starts every rank: the row's `start` words, then mpiexec's MPMD form, a section per
+    rank in rank order (`-n 1 PROGRAM : -n 1 PROGRAM`, read alike by MPICH, Intel MPI and Open MPI), each
+    through rank_start onto the rank's cores and into its log ("-": the launcher's)."""
+    known = {**values(launch, ports, None), "bin": str(Path(python).parent)}
+    command = [string.Template(word).substitute(known) for word in launch.start]
+    for rank, program in enumerate(programs):
+        if rank:
+            command.append(":")
+        at = next((i for i, word in enumerate(program) if word in ("-m", "-c")), 1)   # after the interpreter's flags
+        command += ["-n", "1", python, "-m", "rosetta.rank_start", ",".join(map(str, cores[rank % len(cores)])),
+                    logs[rank], "--", *program[:at], *launch.runner, *program[at:]]
+    return command
+
+
+def _launch(launch: Launch, command: list[str], python: str, env: dict[str, str], ports: list[int], cwd: Path,
+            log, group) -> JobProcess:
+    process = JobProcess(subprocess.Popen(
+        command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**env, **fill(launch.env, {**values(launch, ports, None), "bin": str(Path(python).parent)})}))
+    KERNELS.add(process)
+    group.add(process)
+    return process
+
+
+@dataclass
+class LaunchedKernels:
+    """Every rank's kernel, started by the row's launcher: one process, a connection file per rank."""
+    process: JobProcess
+    connection_files: list[str]
+    folder: str
+    log: Path
+
+    def stop(self, group) -> str:
+        """End the job (its ranks have run their notebooks: nothing is lost) and return the launcher's output."""
+        self.process.kill()
+        self.process.wait()
+        KERNELS.discard(self.process)
+        group.discard(self.process)
+        text = self.log.read_text(errors="replace")[-4000:]
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return text
+
+
+def _launch_kernels(launch: Launch, kernel_name: str, python: str, env: dict[str, str], cwd: Path,
+                    ports: list[int], cores, transport: str, group) -> LaunchedKernels:
+    """Start the launcher with a kernel of `kernel_name` per rank: its kernelspec's command, each with a
+    connection file written here first (so the build knows where to connect before the kernels exist)."""
+    spec = KernelSpecManager().get_kernel_spec(kernel_name)
+    folder = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
+    files = [write_connection_file(os.path.join(folder, f"rank-{rank}.json"), transport=transport,
+                                   ip=os.path.join(folder, f"k{rank}") if transport == "ipc" else ADDRESS)[0]
+             for rank in range(launch.workers)]
+    programs = [[word.replace("{connection_file}", file) for word in spec.argv] for file in files]
+    log = Path(folder) / "launcher.log"
+    command = launcher_command(launch, python, ports, cores, programs, ["-"] * launch.workers)
+    with open(log, "w") as out:
+        process = _launch(launch, command, python, {**os.environ, **spec.env, **env}, ports, cwd, out, group)
+    return LaunchedKernels(process, files, folder, log)
+
+
+class LaunchedKernel(AsyncKernelManager):
+    """nbclient's manager of a kernel that the row's launcher started: it connects, and the kernel lives as long
+    as the launcher's job (which the build ends: shutting one rank down alone would abort MPI's world)."""
+
+    def __init__(self, connection_file: str, process: JobProcess, **kwargs):
+        super().__init__(**kwargs)
+        self.load_connection_file(connection_file)
+        self.job = process
+        self.connected = False
+
+    @property
+    def has_kernel(self) -> bool:
+        return self.connected
+
+    # jupyter_client's clients call the managers' _async_* methods by name, the public ones are their aliases.
+    async def _async_start_kernel(self, **_) -> None:          # (started already: nbclient only connects)
+        self.connected = True
+
+    async def _async_is_alive(self) -> bool:
+        return self.connected and self.job.poll() is None
+
+    async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        self.connected = False
+
+    async def _async_interrupt_kernel(self) -> None:
+        pass
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        pass
+
+    start_kernel, is_alive, shutdown_kernel = _async_start_kernel, _async_is_alive, _async_shutdown_kernel
+    interrupt_kernel, cleanup_resources = _async_interrupt_kernel, _async_cleanup_resources
+
+
 def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cwd: Path, timeout: int,
         launch: Launch, transport: str = "ipc") -> Job:
     """Execute the snippet as launch.workers ranks side by side (threads waiting on kernels); timeout is per
@@ -192,11 +333,17 @@ def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cw
     # Each rank's kernel on cores of its own (it inherits its thread's), as a launcher's --bind-to core would:
     # its framework then sizes its thread pools to them. Fewer cores than ranks: they share them all.
     cores = core_groups(launch.workers)
+    launched = _launch_kernels(launch, kernel_name, python, env, cwd, ports, cores, transport, group) \
+        if launch.start else None
 
     def one(rank: int) -> None:
-        os.sched_setaffinity(0, cores[rank % len(cores)])
-        rank_env = {**env, **fill(launch.env, values(launch, ports, rank))}
-        result = execute(snippet, kernel_name, rank_env, cwd, timeout, transport, group=group)
+        if launched is not None:                       # started by the row's launcher: connect to it
+            result = execute(snippet, kernel_name, {}, cwd, timeout, transport, group=group,
+                             kernel_manager=LaunchedKernel(launched.connection_files[rank], launched.process))
+        else:
+            os.sched_setaffinity(0, cores[rank % len(cores)])
+            rank_env = {**env, **fill(launch.env, values(launch, ports, rank))}
+            result = execute(snippet, kernel_name, rank_env, cwd, timeout, transport, group=group)
         with lock:
             job.ranks[rank] = result
             if result.status != Outcome.OK and job.first_failure is None:
@@ -217,6 +364,8 @@ def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cw
         raise
     finally:
         job.helper_logs = _stop_helpers(helpers, group)
+        if launched is not None:
+            job.helper_logs["launcher"] = launched.stop(group)
     if job.first_failure is not None:
         _name_the_stopped(job)
     return job
@@ -233,6 +382,8 @@ def run_processes(launch: Launch, command, python: str, env: dict[str, str], cwd
     (status, reason), and the helpers' logs."""
     ports = free_ports(launch.workers + 1)
     cores = core_groups(launch.workers)
+    if launch.start:
+        return _run_launched(launch, command, python, env, cwd, timeout, logs, group, ports, cores), {}
     helpers = _start_helpers(launch, python, ports, cwd, env, group)
     processes, outcomes = [], [(Outcome.OK, "")] * launch.workers
     try:
@@ -278,8 +429,55 @@ def run_processes(launch: Launch, command, python: str, env: dict[str, str], cwd
     return outcomes, helper_logs
 
 
-def _last_line(log: Path) -> str:
-    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+def _run_launched(launch: Launch, command, python: str, env: dict[str, str], cwd: Path, timeout: float,
+                  logs: list[Path], group, ports: list[int], cores) -> list[tuple[Outcome, str]]:
+    """run_processes for a row whose launcher starts the ranks (mpiexec): one job, which ends as a whole when a
+    rank fails (rank_start ends the launcher then). Each rank's exit status is in its log's .status file: the
+    rank that failed has its own; the others were ended by a signal (or never wrote one)."""
+    programs = [command(rank) for rank in range(launch.workers)]
+    with open(logs[0].with_name("launcher.log"), "w") as out:
+        process = _launch(launch, launcher_command(launch, python, ports, cores, programs, [str(p) for p in logs]),
+                          python, env, ports, cwd, out, group)
+    try:
+        code = process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:                                     # (an interruption too: nothing may outlive the job)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        group.discard(process)
+        KERNELS.discard(process)
+    if code is None:
+        return [(Outcome.TIMEOUT, f"rank {rank}: no answer within {timeout:g} s") for rank in range(launch.workers)]
+    # A rank failed when it exited with an error of its own, or called MPI_Abort (mpi4py's runner does, on an
+    # uncaught exception: MPICH's line says so); the launcher then ended the others with a signal.
+    statuses = [_status(log) for log in logs]
+    failed = [rank for rank, status in enumerate(statuses)
+              if (status or 0) > 0 or "called MPI_Abort" in logs[rank].read_text(errors="replace")]
+    if code == 0 and not failed:
+        return [(Outcome.OK, "")] * launch.workers
+    why = f"rank {failed[0]} failed first" if failed else f"{Path(launch.start[0]).name} exited {code}"
+
+    def outcome(rank: int) -> tuple[Outcome, str]:
+        if rank in failed:
+            return Outcome.FAILED, f"rank {rank} failed: {_last_line(logs[rank], skip='MPI_Abort')}"
+        if statuses[rank] == 0:
+            return Outcome.OK, ""
+        return Outcome.FAILED, f"rank {rank}: stopped by the build: {why}"
+    return [outcome(rank) for rank in range(launch.workers)]
+
+
+def _status(log: Path) -> int | None:
+    try:
+        return int(Path(f"{log}.status").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _last_line(log: Path, skip: str = "") -> str:
+    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()
+             and not (skip and skip in line)]
     return lines[-1] if lines else "(no output)"
 
 
