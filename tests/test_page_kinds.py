@@ -218,7 +218,7 @@ def test_the_measurement_table_lists_variants_in_the_lesson_s_order(site):
 def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and_which_rows_it_leaves_out(site):
     view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
     assert view.workers == 2
-    assert set(view.launches) >= {"pytorch", "tensorflow", "jax", "keras-jax", "mxnet"}
+    assert set(view.launches) >= {"pytorch", "tensorflow", "jax", "keras-jax", "mxnet", "mxnet-module", "chainer"}
     assert "keras-tensorflow" not in view.launches, "a Keras row's own table, not its environment's"
     assert view.launches["keras-jax"]["engine"].startswith("keras.distribution.DataParallel")
     left_out = {row for entry in view.left_out for row in entry["rows"]}
@@ -230,6 +230,9 @@ def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and
     assert "Each row runs as **2 worker processes**" in page
     assert "| PyTorch | DistributedDataParallel (gloo on a CPU, NCCL on GPUs) | `torchrun --nproc-per-node=2" in page
     assert "| MXNet | kvstore dist\\_sync" in page and "| scheduler, server |" in page
+    # An MPI row: its launcher, which the build runs, gives each worker its rank.
+    assert ("| `mpiexec -n 2 python chainer.py` | its MPI rank, from `mpiexec.gforker`; `UCX_NET_DEVICES` | none |"
+            in page)
     assert "- Theano: Theano has no distributed API of its own" in page
     # The results table names each row's engine, not its single-process API.
     assert "| PyTorch | DistributedDataParallel (gloo on a CPU, NCCL on GPUs) |" in page.split("## How the workers")[0]
@@ -260,6 +263,11 @@ def test_a_data_parallel_page_sets_each_row_s_workers_against_one_process_on_the
     lines = benchmark_page.overhead_lines(dataclasses.replace(view, current=failed))
     assert any(line.startswith("| PyTorch |") and "failed: KernelDied: x" in line for line in lines)
     assert benchmark_page.overhead_lines(view) == [], "nothing measured by this build: no table"
+    # Side by side (a smoke build: rows shared the cores), no figure is a cost: the page says so, with none.
+    crowded = {name: {**result, "provenance": {**result["provenance"], "side_by_side": 2}}
+               for name, result in stored.items()}
+    lines = benchmark_page.overhead_lines(dataclasses.replace(view, current=crowded))
+    assert lines[2].startswith("Not measured by this build: it ran 2 rows at a time") and "| PyTorch |" not in lines
     # The check on record: each row on 2 workers against 1 worker, and its ranks against each other.
     check = json.loads(next(Path(__file__).resolve().parents[1].glob(
         "benchmarks/reference/*/cpu/_equivalence/cnn_cifar10_data_parallel.json")).read_text())
@@ -267,4 +275,20 @@ def test_a_data_parallel_page_sets_each_row_s_workers_against_one_process_on_the
     benchmark_page.render(dataclasses.replace(view, current=stored, check=check), writer)
     page = writer.files["benchmarks/cnn_cifar10_data_parallel.md"]
     assert "### 2 workers against 1 process" in page and "### 2 workers against one" in page
-    assert page.count("| equal ✓ |") == len(stored) == 5
+    assert page.count("| equal ✓ |") == len(stored) == 7
+
+
+def test_on_gpus_the_data_parallel_page_shows_the_scaling_from_one_gpu_with_its_efficiency(site):
+    """A machine with GPUs runs one worker per GPU, and its 1-worker run has 1 GPU: the page shows speed-up and
+    efficiency instead of the CPU's overhead (the figures here are a made-up result, for the arithmetic)."""
+    import dataclasses
+
+    from rosetta.site import benchmark_page
+    view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
+    run = {"status": "ok", "metrics": {"throughput": 12000.0}, "steps": {"train": {"median": 2.0}},
+           "provenance": {"workers": 2, "side_by_side": 1},
+           "one_process": {"status": "ok", "metrics": {"throughput": 7500.0}, "steps": {"train": {"median": 3.2}}}}
+    four_gpus = {**view.machine_info, "gpus": [{"name": "V100"}] * 4}
+    lines = benchmark_page.overhead_lines(dataclasses.replace(view, current={"pytorch": run}, machine_info=four_gpus))
+    assert lines[0] == "### 1 GPU against 2"
+    assert "| PyTorch | 3.20 (7,500 images/s) | 2.00 (12,000 images/s) | 1.60× | 80% |" in lines

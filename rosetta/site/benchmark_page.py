@@ -282,7 +282,9 @@ def workers_lines(view: BenchmarkView) -> list[str]:
                   f"(on a machine with GPUs, one per GPU, at most {view.workers}). "
                   "The build is their launcher: it gives each worker the variables that the row's own launcher would "
                   "set (below), starts the helper processes a row needs first, and stops every worker of a row when "
-                  "one of them fails or runs past the timeout. On a CPU each worker has cores of its own when there "
+                  "one of them fails or runs past the timeout. An MPI row's world is made by MPI's own launcher: the "
+                  "build runs it (`mpiexec`, from the row's environment), and it starts the workers' kernels, to "
+                  "which the build then connects. On a CPU each worker has cores of its own when there "
                   "are enough. A tab shows worker 0's notebook, with the other workers' printed lines marked "
                   "`[rank i]`, and its step times are worker 0's.", "",
                   "| Framework | engine | a reader starts it with | each worker gets | helpers |",
@@ -292,6 +294,8 @@ def workers_lines(view: BenchmarkView) -> list[str]:
             if fw.name not in view.written or not table:
                 continue
             names = ", ".join(f"`{name}`" for name in table.get("env", {}))
+            if table.get("start"):                                  # (the launcher's own variables: MPI's)
+                names = f"its MPI rank, from `{Path(table['start'][0]).name}`" + (f"; {names}" if names else "")
             helpers = ", ".join(h["name"] for h in table.get("helpers", ())) or "none"
             launcher = table.get("launcher", "").replace("|", "\\|")        # (markdown: may hold `code`)
             lines.append(f"| {fw.label} | {cell_text(table.get('engine', ''))} | {launcher} | {names} | {helpers} |")
@@ -307,7 +311,17 @@ def workers_lines(view: BenchmarkView) -> list[str]:
 
 
 def overhead_lines(view: BenchmarkView) -> list[str]:
-    """Each row's N workers against the same program as 1 process on the same cores (this build's runs)."""
+    """Each row's N workers against the same program as 1 process on the same cores (this build's runs); on a
+    machine with GPUs, one worker per GPU against 1 GPU: the scaling table."""
+    measured = [fw for fw in view.frameworks if (view.current.get(fw.name) or {}).get("one_process")]
+    at_once = max((view.current[fw.name].get("provenance", {}).get("side_by_side", 1) for fw in measured), default=1)
+    if measured and at_once > 1:   # (a profile that measures nothing: rows shared the machine, no figure is a cost)
+        return [f"### {view.workers} workers against 1 process", "",
+                f"Not measured by this build: it ran {at_once} rows at a time, each on part of the machine (its "
+                f"profile, {view.profile}, measures nothing), so neither the workers nor the 1 process had what "
+                f"this comparison is about. A build at the cpu profile times each row alone.", ""]
+    if view.machine_info.get("gpus"):
+        return scaling_lines(view)
     step, unit, rows = view.example.timed_step, view.example.throughput_unit, []
     for fw in view.frameworks:
         result = view.current.get(fw.name) or {}
@@ -336,6 +350,36 @@ def overhead_lines(view: BenchmarkView) -> list[str]:
             f"needs a device per worker. Median *{step}* step, seconds:", "",
             f"| Framework | {view.workers} workers | 1 process | time of the workers against 1 process |",
             "|---|---|---|---|", *rows, ""]
+
+
+def scaling_lines(view: BenchmarkView) -> list[str]:
+    """On GPUs, each row's N workers (one per GPU) against the same program on 1 GPU (its `one_process` run):
+    the speed-up, and the efficiency (speed-up / N: 100 % would be perfect scaling)."""
+    step, unit, rows, counts = view.example.timed_step, view.example.throughput_unit, [], set()
+    for fw in view.frameworks:
+        result = view.current.get(fw.name) or {}
+        alone = result.get("one_process")
+        if result.get("status") != Outcome.OK or not alone:
+            continue
+        many, workers = result["steps"].get(step, {}).get("median"), result["provenance"].get("workers", 1)
+        counts.add(workers)
+        if alone["status"] != Outcome.OK:
+            rows.append(f"| {fw.label} | {alone['status']}: {cell_text(alone.get('reason', ''))} | {many:.2f} | | |")
+            continue
+        one = alone["steps"][step]["median"]
+        speedup = one / many
+        rows.append(f"| {fw.label} | {one:.2f} ({alone['metrics'].get('throughput', 0):,.0f} {unit}) "
+                    f"| {many:.2f} ({result['metrics'].get('throughput', 0):,.0f} {unit}) | {speedup:.2f}× "
+                    f"| {speedup / workers:.0%} |")
+    if not rows:
+        return []
+    n = "/".join(str(count) for count in sorted(counts))
+    return [f"### 1 GPU against {n}", "",
+            f"The same program, timed after the {n}-GPU runs (timed runs never overlap): once with one worker per "
+            f"GPU, once as 1 worker on 1 GPU taking whole batches. The speed-up is the 1-GPU time over the "
+            f"{n}-GPU time; the efficiency is the speed-up per GPU (100 % would be perfect scaling: every step's "
+            f"all-reduce and the smaller batch per GPU take it away). Median *{step}* step, seconds:", "",
+            f"| Framework | 1 GPU | {n} GPUs | speed-up | efficiency |", "|---|---|---|---|---|", *rows, ""]
 
 
 def apis(view: BenchmarkView) -> dict[str, str]:
