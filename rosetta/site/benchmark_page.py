@@ -310,32 +310,39 @@ def workers_lines(view: BenchmarkView) -> list[str]:
     return lines
 
 
+def timed_against_one(view: BenchmarkView):
+    """The rows this build ran as its workers and again as 1 (`one_process`): (row, result, its 1-process run,
+    the workers' median timed step)."""
+    for fw in view.frameworks:
+        result = view.current.get(fw.name) or {}
+        if result.get("status") == Outcome.OK and result.get("one_process"):
+            yield fw, result, result["one_process"], result["steps"].get(view.example.timed_step, {}).get("median")
+
+
+def timed(seconds: float, run: dict, unit: str) -> str:
+    return f"{seconds:.2f} ({run['metrics'].get('throughput', 0):,.0f} {unit})"
+
+
 def overhead_lines(view: BenchmarkView) -> list[str]:
     """Each row's N workers against the same program as 1 process on the same cores (this build's runs); on a
     machine with GPUs, one worker per GPU against 1 GPU: the scaling table."""
-    measured = [fw for fw in view.frameworks if (view.current.get(fw.name) or {}).get("one_process")]
-    at_once = max((view.current[fw.name].get("provenance", {}).get("side_by_side", 1) for fw in measured), default=1)
-    if measured and at_once > 1:   # (a profile that measures nothing: rows shared the machine, no figure is a cost)
+    measured = list(timed_against_one(view))
+    at_once = max((result["provenance"].get("side_by_side", 1) for _, result, _, _ in measured), default=1)
+    if at_once > 1:          # (a profile that measures nothing: rows shared the machine, no figure is a cost)
         return [f"### {view.workers} workers against 1 process", "",
                 f"Not measured by this build: it ran {at_once} rows at a time, each on part of the machine (its "
                 f"profile, {view.profile}, measures nothing), so neither the workers nor the 1 process had what "
                 f"this comparison is about. A build at the cpu profile times each row alone.", ""]
     if view.machine_info.get("gpus"):
-        return scaling_lines(view)
+        return scaling_lines(view, measured)
     step, unit, rows = view.example.timed_step, view.example.throughput_unit, []
-    for fw in view.frameworks:
-        result = view.current.get(fw.name) or {}
-        alone = result.get("one_process")
-        if result.get("status") != Outcome.OK or not alone:
-            continue
-        many = result["steps"].get(step, {}).get("median")
+    for fw, result, alone, many in measured:
         if alone["status"] != Outcome.OK:
             rows.append(f"| {fw.label} | {many:.2f} | {alone['status']}: {cell_text(alone.get('reason', ''))} | |")
             continue
         one = alone["steps"][step]["median"]
         change = many / one - 1
-        rows.append(f"| {fw.label} | {many:.2f} ({result['metrics'].get('throughput', 0):,.0f} {unit}) "
-                    f"| {one:.2f} ({alone['metrics'].get('throughput', 0):,.0f} {unit}) "
+        rows.append(f"| {fw.label} | {timed(many, result, unit)} | {timed(one, alone, unit)} "
                     f"| {'+' if change >= 0 else '−'}{abs(change):.0%} |")
     if not rows:
         return []
@@ -352,25 +359,19 @@ def overhead_lines(view: BenchmarkView) -> list[str]:
             "|---|---|---|---|", *rows, ""]
 
 
-def scaling_lines(view: BenchmarkView) -> list[str]:
+def scaling_lines(view: BenchmarkView, measured: list) -> list[str]:
     """On GPUs, each row's N workers (one per GPU) against the same program on 1 GPU (its `one_process` run):
     the speed-up, and the efficiency (speed-up / N: 100 % would be perfect scaling)."""
-    step, unit, rows, counts = view.example.timed_step, view.example.throughput_unit, [], set()
-    for fw in view.frameworks:
-        result = view.current.get(fw.name) or {}
-        alone = result.get("one_process")
-        if result.get("status") != Outcome.OK or not alone:
-            continue
-        many, workers = result["steps"].get(step, {}).get("median"), result["provenance"].get("workers", 1)
-        counts.add(workers)
+    step, unit, rows = view.example.timed_step, view.example.throughput_unit, []
+    counts = {result["provenance"].get("workers", 1) for _, result, _, _ in measured}
+    for fw, result, alone, many in measured:
         if alone["status"] != Outcome.OK:
             rows.append(f"| {fw.label} | {alone['status']}: {cell_text(alone.get('reason', ''))} | {many:.2f} | | |")
             continue
         one = alone["steps"][step]["median"]
         speedup = one / many
-        rows.append(f"| {fw.label} | {one:.2f} ({alone['metrics'].get('throughput', 0):,.0f} {unit}) "
-                    f"| {many:.2f} ({result['metrics'].get('throughput', 0):,.0f} {unit}) | {speedup:.2f}× "
-                    f"| {speedup / workers:.0%} |")
+        rows.append(f"| {fw.label} | {timed(one, alone, unit)} | {timed(many, result, unit)} | {speedup:.2f}× "
+                    f"| {speedup / result['provenance'].get('workers', 1):.0%} |")
     if not rows:
         return []
     n = "/".join(str(count) for count in sorted(counts))
