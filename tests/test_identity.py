@@ -79,6 +79,18 @@ def test_page_only_keys_of_example_toml_keep_a_result_current(tmp_path):
     assert identity.definition_identity(toml) == before
 
 
+def test_a_left_out_row_or_its_reason_keeps_an_examples_results_current(tmp_path):
+    """[[left_out]] only says on the page why a row has no tab: rewording it, or leaving out one more row, stales
+    no row that runs (the data-parallel example's workers are 2 here: its launch values do count)."""
+    toml = copy(REPO_ROOT / "snippets" / "cnn_cifar10_data_parallel" / "example.toml", tmp_path)
+    before = identity.definition_identity(toml)
+    toml.write_text(edited(toml, 'why = "Theano has no', 'why = "Theano, reworded, has no'))
+    toml.write_text(toml.read_text() + '[[left_out]]\nrows = ["mxnet-module"]\nwhy = "a made-up reason"\n')
+    assert identity.definition_identity(toml) == before
+    toml.write_text(edited(toml, "workers = 2", "workers = 3"))
+    assert identity.definition_identity(toml) != before
+
+
 def test_a_run_value_of_example_toml_makes_a_result_stale(tmp_path):
     toml = copy(CNN / "example.toml", tmp_path)
     before = identity.definition_identity(toml)

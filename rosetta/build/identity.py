@@ -20,8 +20,9 @@ from pathlib import Path
 from .snippets import language_of, read_notebook
 
 # Keys of example.toml that only the pages read (everything else reaches a run, or is treated so).
+# ([[left_out]]: the rows without a program of the example, and why, which the page lists.)
 EXAMPLE_PAGE_KEYS = ("title", "short_title", "order", "summary", "throughput_unit", "table_metrics", "parts",
-                     "reference", "weights")
+                     "reference", "weights", "left_out")
 # Keys of lesson.toml that only the pages read: the rules are judged from the measured values when a page
 # is written; of the variants, only their names reach a run (the text describes them).
 LESSON_PAGE_KEYS = ("title", "claim", "source", "order", "concerns", "rules", "left_out", "curve", "controls")

@@ -224,12 +224,18 @@ class JobProcess:
         psutil.wait_procs(family, timeout=10)          # gone when this returns, not merely signalled
 
 
+def launcher_values(launch: Launch, ports: list[int], python: str) -> dict[str, str]:
+    """The templates' values for a launcher and its variables: the job's ($workers, $address, $port...) and $bin,
+    the bin folder of the row's environment (where MPI's wheel puts mpiexec)."""
+    return {**values(launch, ports, None), "bin": str(Path(python).parent)}
+
+
 def launcher_command(launch: Launch, python: str, ports: list[int], cores: list[tuple[int, ...]],
                      programs: list[list[str]], logs: list[str]) -> list[str]:
     """The one command that starts every rank: the row's `start` words, then mpiexec's MPMD form, a section per
     rank in rank order (`-n 1 PROGRAM : -n 1 PROGRAM`, read alike by MPICH, Intel MPI and Open MPI), each
     through rank_start onto the rank's cores and into its log ("-": the launcher's)."""
-    known = {**values(launch, ports, None), "bin": str(Path(python).parent)}
+    known = launcher_values(launch, ports, python)
     command = [string.Template(word).substitute(known) for word in launch.start]
     for rank, program in enumerate(programs):
         if rank:
@@ -244,7 +250,7 @@ def _launch(launch: Launch, command: list[str], python: str, env: dict[str, str]
             log, group) -> JobProcess:
     process = JobProcess(subprocess.Popen(
         command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**env, **fill(launch.env, {**values(launch, ports, None), "bin": str(Path(python).parent)})}))
+        env={**env, **fill(launch.env, launcher_values(launch, ports, python))}))
     KERNELS.add(process)
     group.add(process)
     return process
