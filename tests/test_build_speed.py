@@ -161,3 +161,22 @@ def test_the_phase_table_adds_up_repeated_phases_and_names_the_rest(tmp_path):
     clock.save(tmp_path / "phases.json")
     saved = json.loads((tmp_path / "phases.json").read_text())
     assert saved["phases"]["cnn_cifar10: snippets"] == 3.5 and saved["total"] >= 0
+
+
+def test_the_lessons_budget_is_timed_and_reported_by_the_harness(project):
+    """benchmarks/build_timings.py --lessons runs the lessons again (here one, at smoke) and reports their phases
+    against the 15-minute budget, here and scaled by the float32 peak to the slowest machine of the kind."""
+    run = subprocess.run([sys.executable, str(project.root / "benchmarks" / "build_timings.py"), "--profile", "smoke",
+                          "--lessons", "--only", "theano_elementwise"], cwd=project.root, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    saved = project.root / run.stdout.split("saved ")[-1].strip()
+    report = json.loads(saved.read_text())
+    targets = report["targets"]
+    assert report["lessons"] == "theano_elementwise" and targets["scripts"] == 1
+    assert report["phases"]["lessons"]["finished"] == ["theano_elementwise/theano"]
+    assert 0 < targets["lessons_seconds"] <= report["phases"]["lessons"]["seconds"]
+    assert targets["lessons_met"] and targets["lessons_s"] == 900
+    assert targets["estimate_at_slowest_s"] == pytest.approx(
+        targets["lessons_seconds"] * targets["peak_gflops"] / 200, abs=0.1)
+    assert "budget 900 s: met here" in run.stdout
