@@ -17,7 +17,9 @@ equivalence check); the smoke build (make test's) <= 600 s on a fast 2-core mach
 times the lessons alone, every script executed again (`--measure-only --examples none --force`): their
 phases (data, kernel start-ups, scripts) against the budget of 15 minutes on a 2-core machine (issue 26),
 and the same time scaled by this machine's float32 peak to the slowest 2-core machine seen (200 GFLOP/s),
-an estimate that says how far a slow machine of the kind may be from the budget.
+an estimate that says how far a slow machine of the kind may be from the budget. The machine's speed on the
+day is numpy's product timed before and after, against its rate on record (the peak today). A report of every
+lesson is kept in benchmarks/budget/, with the machine and the environments' versions.
 """
 from __future__ import annotations
 
@@ -54,9 +56,10 @@ def build(profile: str, *extra: str) -> dict:
     checked = [line.split("equivalence: ")[1].split(":")[0] for line in log.splitlines()
                if "  equivalence: " in line and "(" in line]
     # Every finished job's line ("  <example or lesson>/<row>: ok in 2.1 s"): a lessons-only build's scripts.
-    finished = re.findall(r"^  ([\w-]+/[\w-]+): \S+ in [\d.]+ s", log, re.MULTILINE)
+    timed = re.findall(r"^  ([\w-]+/[\w-]+): \S+ in ([\d.]+) s", log, re.MULTILINE)
     return {"seconds": round(seconds, 1), "returncode": run.returncode, "executed": executed,
-            "equivalence_runs": checked, "finished": finished,
+            "equivalence_runs": checked, "finished": [name for name, _ in timed],
+            "finished_seconds": {name: float(took) for name, took in timed},
             "phases": json.loads(phases.read_text())["phases"] if phases.exists() else None}
 
 
@@ -116,22 +119,62 @@ def main() -> int:
     return 0
 
 
+NUMPY = "numpy (build)"              # measure_peak's name for the build's own numpy product
+
+
+def numpy_rate() -> float:
+    """numpy's float32 product here and now, as measure_peak times it (GFLOP/s)."""
+    return round(results.rate(lambda a, b: lambda: a @ b, 2048), 1)
+
+
+def peak_today(recorded: dict, numpy_now: float) -> float | None:
+    """The peak on record, scaled by how numpy's product runs now against its own record: the machine's speed
+    today. None without a record; numpy's rate itself where the record has no numpy rate."""
+    if not recorded.get("gflops"):
+        return None
+    numpy_then = (recorded.get("by") or {}).get(NUMPY)
+    return round(recorded["gflops"] * numpy_now / numpy_then, 1) if numpy_then else numpy_now
+
+
+def versions(machine: str) -> dict:
+    """Each environment's key packages, as the build that just ran recorded them (results/<machine>/)."""
+    project = Project(root=ROOT)
+    found = project.results / machine / "environments.json"
+    recorded = json.loads(found.read_text()) if found.exists() else {}
+    return {fw.name: results.key_packages(fw, {**env.get("fingerprint", {}).get("packages", {}),
+                                               "python": env.get("fingerprint", {}).get("python")})
+            for fw in project.frameworks() if (env := recorded.get(fw.environment))}
+
+
 def lessons_budget(report: dict, machine: str, profile: str, only: str = "") -> int:
     """The lessons alone, executed again: their wall time against the budget, here and scaled to a slow machine."""
+    # One machine's speed drifts from day to day (its peak on record 407 GFLOP/s, 300 in a later build): numpy's
+    # product, timed just before and after the lessons, says how fast it is today against its record.
+    before = numpy_rate()
     run = build(profile, "--measure-only", "--examples", "none", "--force", *(["--lessons", only] if only else []))
+    after = numpy_rate()
     report["lessons"] = only or "all"
     report["phases"]["lessons"] = run
+    report["versions"] = versions(machine)
     parts = {name: seconds for name, seconds in (run["phases"] or {}).items() if name.startswith("lessons")}
     seconds = round(sum(parts.values()), 1)
-    peak = (report["machine"].get("float32_matmul") or {}).get("gflops")
+    recorded = report["machine"].get("float32_matmul") or {}
+    peak = peak_today(recorded, (before + after) / 2)
     slowest = round(seconds * peak / SLOWEST_PEAK_GFLOPS, 1) if peak else None
     report["targets"] = {"lessons_s": LESSONS_TARGET_S, "lessons_seconds": seconds,
                          "lessons_met": run["returncode"] == 0 and seconds <= LESSONS_TARGET_S,
                          "scripts": len(run["finished"]), "peak_gflops": peak,
+                         "peak_on_record_gflops": recorded.get("gflops"),
+                         "numpy_gflops": {"before": before, "after": after,
+                                          "on_record": (recorded.get("by") or {}).get(NUMPY)},
                          "estimate_at_slowest_s": slowest, "estimate_at_slowest_met":
                          slowest is not None and slowest <= LESSONS_TARGET_S}
-    name = f"{machine}-{profile}-lessons{'-some' if only else ''}-{report['date'][:10]}.json"
-    out = ROOT / "benchmarks" / "results" / name
+    # The date and the minute it started: two measurements of one day keep their own files. A measurement of
+    # every lesson is kept in git (benchmarks/budget/: the README's figures); a partial one is not
+    # (benchmarks/results/, ignored).
+    stamp = report["date"][:16].replace(":", "")
+    name = f"{machine}-{profile}-lessons{'-some' if only else ''}-{stamp}.json"
+    out = ROOT / "benchmarks" / ("results" if only else "budget") / name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
     for part, part_seconds in parts.items():
@@ -140,6 +183,8 @@ def lessons_budget(report: dict, machine: str, profile: str, only: str = "") -> 
     print(f"lessons: {seconds:.1f} s for {targets['scripts']} scripts (exit {run['returncode']}); budget "
           f"{LESSONS_TARGET_S:.0f} s: {'met' if targets['lessons_met'] else 'NOT met'} here")
     if slowest is not None:
+        print(f"numpy's product {before:.0f} GFLOP/s before, {after:.0f} after "
+              f"({targets['numpy_gflops']['on_record'] or '?'} on record): the peak today about {peak:.0f} GFLOP/s")
         print(f"scaled by the peak ({peak:.0f} GFLOP/s here) to {SLOWEST_PEAK_GFLOPS:.0f} GFLOP/s: "
               f"about {slowest:.0f} s, an estimate: "
               f"{'within' if targets['estimate_at_slowest_met'] else 'over'} the budget")

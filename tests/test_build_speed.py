@@ -2,6 +2,7 @@
 processes), and the phase clock whose table every build prints."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -179,4 +180,20 @@ def test_the_lessons_budget_is_timed_and_reported_by_the_harness(project):
     assert targets["lessons_met"] and targets["lessons_s"] == 900
     assert targets["estimate_at_slowest_s"] == pytest.approx(
         targets["lessons_seconds"] * targets["peak_gflops"] / 200, abs=0.1)
-    assert "budget 900 s: met here" in run.stdout
+    assert "budget 900 s: met here" in run.stdout and "benchmarks/results/" in run.stdout
+    assert report["versions"]["theano"]["python"]            # the environments' versions, for the provenance
+    assert report["phases"]["lessons"]["finished_seconds"]["theano_elementwise/theano"] > 0
+    rates = targets["numpy_gflops"]
+    assert rates["before"] > 0 and rates["after"] > 0 and "the peak today about" in run.stdout
+
+
+def test_the_peak_today_is_the_recorded_peak_scaled_by_numpys_product_now(project):
+    """A machine runs slower on some days: the harness scales its peak on record by numpy's rate now against
+    numpy's rate on record, so that its estimate for a slow machine starts from today's speed."""
+    spec = importlib.util.spec_from_file_location("build_timings", project.root / "benchmarks" / "build_timings.py")
+    timings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timings)
+    recorded = {"gflops": 400.0, "by": {"chainer": 400.0, "numpy (build)": 350.0}}
+    assert timings.peak_today(recorded, 262.5) == 300.0
+    assert timings.peak_today({"gflops": 400.0, "by": {"chainer": 400.0}}, 280.0) == 280.0
+    assert timings.peak_today({}, 280.0) is None
