@@ -81,7 +81,7 @@ def main() -> int:
     report = {"machine": machine_info, "profile": profile, "date": results.now(), "phases": {}}
 
     if args.lessons:
-        return lessons_budget(report, machine, profile, args.only)
+        return lessons_budget(report, profile, args.only)
     if args.cold:
         shutil.rmtree(project.results / machine / profile, ignore_errors=True)
         report["phases"]["cold"] = build(profile)
@@ -146,13 +146,20 @@ def versions(machine: str) -> dict:
             for fw in project.frameworks() if (env := recorded.get(fw.environment))}
 
 
-def lessons_budget(report: dict, machine: str, profile: str, only: str = "") -> int:
+def lessons_budget(report: dict, profile: str, only: str = "") -> int:
     """The lessons alone, executed again: their wall time against the budget, here and scaled to a slow machine."""
     # One machine's speed drifts from day to day (its peak on record 407 GFLOP/s, 300 in a later build): numpy's
     # product, timed just before and after the lessons, says how fast it is today against its record.
     before = numpy_rate()
     run = build(profile, "--measure-only", "--examples", "none", "--force", *(["--lessons", only] if only else []))
     after = numpy_rate()
+    return lessons_report(report, run, before, after, profile, only)
+
+
+def lessons_report(report: dict, run: dict, before: float, after: float, profile: str, only: str = "") -> int:
+    """The lessons' run against the budget, saved and printed (numpy's rates: before and after the run)."""
+    # In a fresh checkout the build has just measured the peak: the machine's record (and its name) is read again.
+    machine, report["machine"] = results.this_machine(Project(root=ROOT), variables.read().machine)
     report["lessons"] = only or "all"
     report["phases"]["lessons"] = run
     report["versions"] = versions(machine)
