@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tiny_site import LESSON, LESSON_SCRIPT, SNIPPET, make_project
+from test_tiny_site import IPYKERNEL, LESSON, LESSON_SCRIPT, SNIPPET, make_project
 
 from rosetta.project import REPO_ROOT
 
@@ -297,8 +297,8 @@ def test_a_kernel_that_dies_or_runs_out_of_memory_is_a_failed_tab_with_the_reaso
     assert done.returncode == 0, done.stdout[-3000:]
     killed = json.loads(result_file(faulty, "crash", "alpha").read_text())
     assert killed["status"] == "failed" and killed["error"]["step"] == "compute"
-    assert killed["reason"] == ("KernelDied: the kernel was killed by SIGKILL (out of memory, most likely: "
-                                "that is what Linux's OOM killer sends)")
+    assert killed["reason"] == ("KernelDied: the kernel was killed by SIGKILL in the middle of a step (out of "
+                                "memory, most likely: that is what Linux's OOM killer sends)")
     hoard = json.loads(result_file(faulty, "crash", "beta").read_text())
     assert hoard["status"] == "failed" and hoard["error"]["ename"] == "MemoryError"
     assert "crash/alpha: failed" in done.stdout and "site:" in done.stdout
@@ -396,7 +396,8 @@ def test_a_kernel_the_oom_killer_ends_under_a_memory_limit_is_failed_out_of_memo
         assert int((group / "memory.failcnt").read_text()) > 0, "the limit was never reached"
         killed = json.loads(result_file(faulty, "oom", "alpha").read_text())
         assert killed["status"] == "failed" and killed["error"]["step"] == "compute"
-        assert killed["reason"].startswith("KernelDied: the kernel was killed by SIGKILL (out of memory")
+        assert killed["reason"].startswith("KernelDied: the kernel was killed by SIGKILL in the middle of a step "
+                                           "(out of memory")
         assert "oom/alpha: failed" in done.stdout
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -479,3 +480,53 @@ def test_a_data_setting_that_points_nowhere_is_named_and_the_build_goes_on(fault
     done = build(faulty, "--examples", "tiny", "--frameworks", "alpha", "--no-sphinx", ROSETTA_DATA=str(missing))
     assert done.returncode == 0
     assert f"warning: ROSETTA_DATA entry {missing}: no such folder (ignored" in done.stdout
+
+
+# A kernel that ends before it answers kernel_info, as Deno's did in CI when another process took one of its
+# ports: the first start of "flaky" says so on stderr and exits 3, its second is an ipykernel; "dead" always does.
+DYING_KERNEL = """import os, sys
+marker = os.environ["TINY_MARKER"]
+if os.environ["TINY_ALWAYS"] == "1" or not os.path.exists(marker):
+    open(marker, "w").close()
+    sys.stderr.write("error: Uncaught AddrInUse: Address already in use (os error 98), the test's kernel says\\n")
+    sys.exit(3)
+from ipykernel import kernelapp
+kernelapp.launch_new_instance(argv=["-f", sys.argv[1]])
+"""
+DYING_ROW = """label = "{name}"
+api = "plain Python"
+order = {order}
+packages = ["ipykernel"]
+environment = "flaky"
+kernel_argv = ["{{venv}}/bin/python", "{script}", "{{connection_file}}"]
+[variables]
+TINY_MARKER = "{marker}"
+TINY_ALWAYS = "{always}"
+"""
+
+
+def test_a_kernel_that_dies_before_kernel_info_is_started_once_more_and_its_words_are_kept(tmp_path):
+    root = make_project(tmp_path / "project")
+    script = root / "dying_kernel.py"
+    script.write_text(DYING_KERNEL)
+    for order, (name, always) in enumerate([("flaky", 0), ("dead", 1)], 10):
+        (root / "envs" / f"{name}.toml").write_text(DYING_ROW.format(
+            name=name, order=order, script=script, marker=tmp_path / f"{name}.started", always=always))
+        (root / "snippets" / "tiny" / f"{name}.py").write_text(SNIPPET.format(
+            fw="flaky", compute="total = sum(range(hp.n))\nprint(total)"))      # (one environment: one kernel)
+    (root / "envs" / "flaky.txt").write_text(IPYKERNEL + "\n")
+    done = build(root, "--examples", "tiny", "--frameworks", "flaky,dead", "--lessons", "none")
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-3000:]
+    assert "tiny/flaky: the kernel died before it answered kernel_info (the kernel exited with status 3 before it " \
+           "answered kernel_info); started it once more. Its stderr: error: Uncaught AddrInUse" in out, out[-3000:]
+    flaky = json.loads(result_file(root, "tiny", "flaky").read_text())
+    assert flaky["status"] == "ok", flaky["error"]
+    dead = json.loads(result_file(root, "tiny", "dead").read_text())
+    assert dead["status"] == "failed" and dead["error"]["step"] == "setup", dead["error"]
+    assert dead["error"]["evalue"] == "the kernel exited with status 3 before it answered kernel_info"
+    assert "Address already in use (os error 98), the test's kernel says" in dead["error"]["kernel_stderr"]
+    assert "The kernel's stderr" in dead["error"]["traceback"]
+    assert dead["error"]["first_start"]["evalue"] == dead["error"]["evalue"], "both starts are on record"
+    page = (root / "_build" / "html" / "_gen" / "benchmarks" / "tiny.html").read_text()
+    assert "This step failed: KernelDied: the kernel exited with status 3 before it answered kernel_info" in page

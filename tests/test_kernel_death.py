@@ -19,14 +19,15 @@ def ended(code: str) -> subprocess.Popen:
 
 def test_sigkill_is_named_as_out_of_memory_most_likely():
     died = kernel_death(ended("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
-    assert died == {"ename": "KernelDied", "evalue": "the kernel was killed by SIGKILL (out of memory, most "
-                                                     "likely: that is what Linux's OOM killer sends)"}
+    assert died == {"ename": "KernelDied", "evalue": "the kernel was killed by SIGKILL in the middle of a step "
+                                                     "(out of memory, most likely: that is what Linux's OOM "
+                                                     "killer sends)"}
 
 
 @pytest.mark.parametrize("number", [signal.SIGSEGV, signal.SIGABRT])
 def test_another_signal_is_named_as_it_is(number):
     died = kernel_death(ended(f"import os; os.kill(os.getpid(), {int(number)})"))
-    assert died["evalue"] == f"the kernel was killed by {signal.Signals(number).name}"
+    assert died["evalue"] == f"the kernel was killed by {signal.Signals(number).name} in the middle of a step"
 
 
 def test_an_exit_status_is_given():
@@ -35,7 +36,7 @@ def test_an_exit_status_is_given():
 
 
 def test_no_process_is_no_guess():
-    assert kernel_death(None)["evalue"] == "the kernel died (how, its process does not say)"
+    assert kernel_death(None)["evalue"] == "the kernel died in the middle of a step (how, its process does not say)"
 
 
 def test_an_interrupted_run_s_kernel_is_killed_even_when_nbclient_already_dropped_its_manager():

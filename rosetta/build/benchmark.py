@@ -87,6 +87,8 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet,
         doing(f"executing {example.name}/{fw.name}{alone} (run {repeat + 1} of {repeats})")
         context.log(f"  run {repeat + 1}/{repeats} of {example.name}/{fw.name}{alone} ({context.profile})")
         execution = run_once(context, example, fw, snippet, kernel_env, run_dir, workers)
+        for note in execution.notes:                 # (a kernel that died as it started, started again)
+            context.log(f"  {note}")
         if side_by_side(context) == 1:       # (side by side, the stage's wall time is its phase)
             CLOCK.add(f"{example.name}: kernel start-ups", execution.kernel_seconds)
             CLOCK.add(f"{example.name}: snippets", execution.wall_seconds - execution.kernel_seconds)

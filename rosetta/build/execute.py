@@ -20,11 +20,13 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
 from ..report import MIME_TYPE
+from . import ports
 from .outcome import Outcome
 from .snippets import Snippet
 
@@ -41,6 +43,8 @@ class Execution:
     error: dict | None = None                     # step, ename, evalue, traceback (plain text)
     wall_seconds: float = 0.0
     kernel_seconds: float = 0.0                   # of which starting the kernel (until its first cell)
+    notes: list[str] = field(default_factory=list)  # what the build should log (a kernel started again)
+    died_at_start: bool = False                   # the kernel's process ended before it answered kernel_info
 
 
 def strip_ansi(text: str) -> str:
@@ -56,18 +60,51 @@ def cell_seconds(cell) -> float | None:
     return (parse(end) - parse(start)).total_seconds()
 
 
-def kernel_death(process) -> dict:
+def kernel_death(process, when: str = "in the middle of a step") -> dict:
     """How a kernel that died ended, from its process: a signal (SIGKILL is what the kernel's out-of-memory
     killer sends) or an exit status."""
     code = process.poll() if process is not None else None
     if code is None:
-        return {"ename": "KernelDied", "evalue": "the kernel died (how, its process does not say)"}
+        return {"ename": "KernelDied", "evalue": f"the kernel died {when} (how, its process does not say)"}
     if code < 0:
         name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
         why = " (out of memory, most likely: that is what Linux's OOM killer sends)" \
             if -code == signal.SIGKILL else ""
-        return {"ename": "KernelDied", "evalue": f"the kernel was killed by {name}{why}"}
-    return {"ename": "KernelDied", "evalue": f"the kernel exited with status {code} in the middle of a step"}
+        return {"ename": "KernelDied", "evalue": f"the kernel was killed by {name} {when}{why}"}
+    return {"ename": "KernelDied", "evalue": f"the kernel exited with status {code} {when}"}
+
+
+STDERR_TAIL = 4000            # characters of a failed kernel's own stderr kept in its failure record
+
+
+def stderr_tail(path: Path) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return strip_ansi(text[-STDERR_TAIL:]).strip()
+
+
+class WatchedKernel(AsyncKernelManager):
+    """jupyter_client's manager, keeping the kernel's process after the manager lets go of it: a kernel that
+    dies while it starts is dropped by nbclient before anyone can ask how it ended."""
+    launched = None
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw) -> None:
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        self.launched = getattr(self.provisioner, "process", None)
+
+
+def kernel_config(transport: str, sockets: str) -> dict:
+    """Where the kernel listens. "ipc": socket files in a folder only this user can open (an absolute path:
+    the kernel runs in its cwd, and Jupyter's default "kernel-ipc" is relative). "tcp": loopback ports that
+    ports.take chose below the ephemeral range (jupyter_client's own come from that range, where any other
+    connection on the machine may be handed them before the kernel binds them)."""
+    if transport == "ipc":
+        return {"transport": "ipc", "ip": os.path.join(sockets, "k")}
+    shell, iopub, stdin, hb, control = ports.take(5)
+    return {"transport": "tcp", "ip": ports.ADDRESS, "cache_ports": False, "shell_port": shell,
+            "iopub_port": iopub, "stdin_port": stdin, "hb_port": hb, "control_port": control}
 
 
 class BuildSignals:
@@ -151,12 +188,33 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     transport the kernel's sockets are files in a folder only this user can open (Jupyter's IPC
     transport), not TCP ports that anyone on the machine could connect to. `group`: the kernels of one
     data-parallel job (ranks.py), which go together when one of them fails. `kernel_manager`: a kernel
-    started elsewhere (by an MPI launcher: ranks.LaunchedKernel), to connect to instead of starting one."""
+    started elsewhere (by an MPI launcher: ranks.LaunchedKernel), to connect to instead of starting one.
+
+    A kernel that dies before it answers kernel_info (it never ran a cell) is started once more, and the
+    result's notes say so and how the first one ended, in the kernel's own words (its stderr)."""
+    result = _execute_once(snippet, kernel_name, env, cwd, timeout, transport, group, kernel_manager)
+    if not result.died_at_start or kernel_manager is not None:
+        return result
+    first = result.error or {}
+    again = _execute_once(snippet, kernel_name, env, cwd, timeout, transport, group, None)
+    again.notes.insert(0, f"{snippet.example}/{snippet.framework}: the kernel died before it answered "
+                          f"kernel_info ({first.get('evalue', '')}); started it once more"
+                          + (f". Its stderr: {first['kernel_stderr']}" if first.get("kernel_stderr") else ""))
+    if again.error is not None:
+        again.error["first_start"] = first
+    return again
+
+
+def _execute_once(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int,
+                  transport: str, group: LiveKernels | None, kernel_manager) -> Execution:
     notebook = copy.deepcopy(snippet.notebook)
     sockets = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
-    # An absolute socket path: the kernel runs in `cwd`, and Jupyter's default ("kernel-ipc") is relative.
-    where = {"transport": "ipc", "ip": os.path.join(sockets, "k")} if transport == "ipc" else {"transport": "tcp"}
     build_handlers, kernel = BuildSignals(), {}
+    manager = kernel_manager or WatchedKernel(kernel_name=kernel_name,
+                                              config=Config({"KernelManager": kernel_config(transport, sockets)}))
+    # The kernel's own stderr (what it says before and as it dies: Python's start-up errors, Deno's panics),
+    # into a file read back only when the run fails. (Cells' output, C-level lines included, reach the notebook.)
+    stderr_path = Path(sockets) / "stderr.log"
 
     def started(**_):
         kernel["started"] = time.perf_counter()
@@ -170,14 +228,15 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
     # shutdown_kernel="immediate": once the last cell has replied, every output is in; a graceful shutdown
     # only waits for the framework's exit handlers (measured: 0.8 to 1.1 s a PyTorch kernel, against 0.1 s).
     client = NotebookClient(
-        notebook, km=kernel_manager, kernel_name=kernel_name, timeout=timeout, record_timing=True,
+        notebook, km=manager, kernel_name=kernel_name, timeout=timeout, record_timing=True,
         shutdown_kernel="immediate", allow_errors=False, resources={"metadata": {"path": str(cwd)}},
-        config=Config({"KernelManager": where}), on_notebook_start=started,
+        on_notebook_start=started,
     )
     begun = time.perf_counter()
-    status, error = Outcome.OK, None
+    status, error, died_at_start = Outcome.OK, None, False
     try:
-        client.execute(env={**os.environ, **env}, cleanup_kc=True)   # (a manager passed in is not nbclient's to close)
+        with open(stderr_path, "w") as stderr:
+            client.execute(env={**os.environ, **env}, cleanup_kc=True, stderr=stderr)   # (cleanup_kc: ours to close)
     except KeyboardInterrupt:
         # Ctrl-C or SIGTERM: no result for this run (it did not finish); its kernel goes with it.
         shut_down(client, kernel.get("process"))
@@ -194,8 +253,17 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         status, error = Outcome.FAILED, {"ename": getattr(exc, "ename", type(exc).__name__),
                                    "evalue": strip_ansi(getattr(exc, "evalue", str(exc))),
                                    "traceback": strip_ansi(str(exc))}
-        if isinstance(exc, DeadKernelError):
-            error.update(kernel_death(kernel.get("process")))
+        process = kernel.get("process") or getattr(manager, "launched", None)
+        ended = process is not None and process.poll() is not None
+        if "started" not in kernel and ended:
+            died_at_start = True
+            error.update(kernel_death(process, "before it answered kernel_info"))
+        elif isinstance(exc, DeadKernelError):
+            error.update(kernel_death(process))
+        said = stderr_tail(stderr_path)
+        if said and (ended or isinstance(exc, DeadKernelError) or "started" not in kernel):
+            error["kernel_stderr"] = said
+            error["traceback"] = f"{error['traceback']}\n\nThe kernel's stderr (its last lines):\n{said}"
     finally:
         KERNELS.discard(kernel.get("process"))
         if group is not None:
@@ -203,7 +271,7 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
         build_handlers.restore()
         shutil.rmtree(sockets, ignore_errors=True)
     result = Execution(status, notebook, error=error, wall_seconds=time.perf_counter() - begun,
-                       kernel_seconds=kernel.get("started", begun) - begun)
+                       kernel_seconds=kernel.get("started", begun) - begun, died_at_start=died_at_start)
 
     step_of = _step_of_cell(snippet)
     for index, cell in enumerate(notebook.cells):

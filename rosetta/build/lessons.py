@@ -221,6 +221,8 @@ def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
                   **environments.process_variables(project, fw)}
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
+    for note in execution.notes:       # (a kernel that died as it started, started again)
+        context.log(f"  lesson {note}")
     if side_by_side(context) == 1:     # (side by side, the stage's wall time is its phase)
         CLOCK.add("lessons: kernel start-ups", execution.kernel_seconds)
         CLOCK.add("lessons: scripts", execution.wall_seconds - execution.kernel_seconds)

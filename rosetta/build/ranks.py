@@ -19,7 +19,6 @@ import functools
 import os
 import shutil
 import signal
-import socket
 import string
 import subprocess
 import tempfile
@@ -35,6 +34,7 @@ from jupyter_client.connect import write_connection_file
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 
+from . import ports
 from .execute import KERNELS, Execution, LiveKernels, execute
 from .jobs import core_groups
 from .outcome import Outcome
@@ -123,17 +123,9 @@ def launch_problem(example, fw) -> str:
 
 
 def free_ports(count: int) -> list[int]:
-    """Ports nothing listens on now, on the loopback interface (held open together, so all differ)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            s = socket.socket()
-            s.bind((ADDRESS, 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """Ports nothing listens on now, on the loopback interface, all different, from below the ephemeral range
+    (ports.py: where no other process's connection or bind(0) can be handed them before a worker binds them)."""
+    return ports.take(count)
 
 
 def values(launch: Launch, ports: list[int], rank: int | None) -> dict[str, str]:
@@ -275,6 +267,14 @@ class LaunchedKernels:
         return text
 
 
+def kernel_sockets(transport: str, ipc_path: str) -> dict:
+    """Where a rank's kernel listens: socket files at `ipc_path`, or loopback ports from ports.take."""
+    if transport == "ipc":
+        return {"ip": ipc_path}
+    return {"ip": ADDRESS, **dict(zip(("shell_port", "iopub_port", "stdin_port", "hb_port", "control_port"),
+                                      ports.take(5)))}
+
+
 def _launch_kernels(launch: Launch, kernel_name: str, python: str, env: dict[str, str], cwd: Path,
                     ports: list[int], cores, transport: str, group) -> LaunchedKernels:
     """Start the launcher with a kernel of `kernel_name` per rank: its kernelspec's command, each with a
@@ -282,7 +282,7 @@ def _launch_kernels(launch: Launch, kernel_name: str, python: str, env: dict[str
     spec = KernelSpecManager().get_kernel_spec(kernel_name)
     folder = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
     files = [write_connection_file(os.path.join(folder, f"rank-{rank}.json"), transport=transport,
-                                   ip=os.path.join(folder, f"k{rank}") if transport == "ipc" else ADDRESS)[0]
+                                   **kernel_sockets(transport, os.path.join(folder, f"k{rank}")))[0]
              for rank in range(launch.workers)]
     programs = [[word.replace("{connection_file}", file) for word in spec.argv] for file in files]
     log = Path(folder) / "launcher.log"
@@ -511,6 +511,7 @@ def merged(job: Job) -> Execution:
                 cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=marked))
     tab.notebook = notebook
     tab.wall_seconds = max(result.wall_seconds for result in job.ranks)
+    tab.notes = [f"rank {rank}: {note}" for rank, result in enumerate(job.ranks) for note in result.notes]
     if job.first_failure is not None:
         failed = job.ranks[job.first_failure]
         tab.status = failed.status
