@@ -177,10 +177,13 @@ def test_the_lessons_budget_is_timed_and_reported_by_the_harness(project):
     assert report["lessons"] == "theano_elementwise" and targets["scripts"] == 1
     assert report["phases"]["lessons"]["finished"] == ["theano_elementwise/theano"]
     assert 0 < targets["lessons_seconds"] <= report["phases"]["lessons"]["seconds"]
-    assert targets["lessons_met"] and targets["lessons_s"] == 900
+    assert targets["lessons_met"] and targets["lessons_s"] == 900 and targets["lessons_peak_gflops"] == 400
+    budget = targets["budget"]
+    assert budget["seconds_at_budget_peak"] == pytest.approx(targets["lessons_seconds"] * targets["peak_gflops"] / 400,
+                                                             abs=0.1)
     assert targets["estimate_at_slowest_s"] == pytest.approx(
         targets["lessons_seconds"] * targets["peak_gflops"] / 200, abs=0.1)
-    assert "budget 900 s: met here" in run.stdout and "benchmarks/results/" in run.stdout
+    assert "budget 900 s at 400 GFLOP/s" in run.stdout and ": met" in run.stdout and "benchmarks/results/" in run.stdout
     assert report["versions"]["theano"]["python"]            # the environments' versions, for the provenance
     assert report["phases"]["lessons"]["finished_seconds"]["theano_elementwise/theano"] > 0
     rates = targets["numpy_gflops"]
@@ -197,3 +200,20 @@ def test_the_peak_today_is_the_recorded_peak_scaled_by_numpys_product_now(projec
     assert timings.peak_today(recorded, 262.5) == 300.0
     assert timings.peak_today({"gflops": 400.0, "by": {"chainer": 400.0}}, 280.0) == 280.0
     assert timings.peak_today({}, 280.0) is None
+
+
+def test_budgets_are_work_a_time_at_a_peak_scaled_by_the_peak_measured(project):
+    """15 minutes at 400 GFLOP/s is 30 at 200: a time measured at one peak is held to the budget at its own."""
+    spec = importlib.util.spec_from_file_location("build_timings", project.root / "benchmarks" / "build_timings.py")
+    timings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timings)
+    slow = timings.against_budget(1700.0, 200.0, 900.0, 400.0)
+    assert slow["budget_here_s"] == 1800.0 and slow["seconds_at_budget_peak"] == 850.0 and slow["met"]
+    fast = timings.against_budget(1000.0, 400.0, 900.0, 400.0)
+    assert fast["budget_here_s"] == 900.0 and not fast["met"]
+    test = timings.against_budget(1800.0, 300.0, timings.TEST_TARGET_S, timings.TEST_PEAK)
+    assert test["seconds_at_budget_peak"] == 2700.0 and test["met"], "45 minutes at 200 GFLOP/s: 30 at 300"
+    assert timings.budget_line("make test (exit 0)", test) == (
+        "make test (exit 0): 1800 s at a float32 peak of 300 GFLOP/s, the work of 2700 s at 200 GFLOP/s; budget "
+        "2700 s at 200 GFLOP/s (here 1800 s): met")
+    assert timings.against_budget(10.0, None, 900.0, 400.0)["met"] is None, "no peak, no verdict"
