@@ -1,4 +1,4 @@
-"""The package's three sides (README, "Architecture"), read from the import statements of every module."""
+"""The package's three sides (docs/architecture.md), read from the import statements of every module."""
 import ast
 import sys
 from pathlib import Path

@@ -229,8 +229,8 @@ def make_project(root: Path) -> Path:
     (root / "lessons" / "unreadable").mkdir()
     (root / "lessons" / "unreadable" / "lesson.toml").write_text(LESSON.replace("[[rules]]", "[[nothing]]"))
     (root / "docs").mkdir()
-    for page in ("index.md", "methodology.md"):
-        shutil.copy(REPO_ROOT / "docs" / page, root / "docs" / page)
+    for page in (REPO_ROOT / "docs").glob("*.md"):        # the hand-written pages (methodology's toctree names them)
+        shutil.copy(page, root / "docs" / page.name)
     return root
 
 
