@@ -164,6 +164,7 @@ def test_the_phase_table_adds_up_repeated_phases_and_names_the_rest(tmp_path):
     assert saved["phases"]["cnn_cifar10: snippets"] == 3.5 and saved["total"] >= 0
 
 
+@pytest.mark.envs           # (the Theano environment, and a build of the real project: after the smoke site)
 def test_the_lessons_budget_is_timed_and_reported_by_the_harness(project):
     """benchmarks/build_timings.py --lessons runs the lessons again (here one, at smoke) and reports their phases
     against the 15-minute budget, here and scaled by the float32 peak to the slowest machine of the kind."""
