@@ -232,7 +232,6 @@ def test_resnet_files_are_timed_in_onnx_runtime_over_the_benchmarks_batches(smok
 
 
 @pytest.mark.envs
-@pytest.mark.beside_the_smoke_build
 def test_an_exporter_that_raises_is_a_refusal_with_its_message(tmp_path):
     real = Project(root=REPO)
     shutil.copytree(real.snippets / "cnn_cifar10", tmp_path / "snippets" / "cnn_cifar10")

@@ -123,7 +123,6 @@ def run_check(project, example, names, log=lambda line: None, gpus=None):
     return jobs.run_job(context, equivalence.job(context, example, selected=True))
 
 
-@pytest.mark.beside_the_smoke_build
 def test_a_second_check_runs_again_only_the_row_whose_snippet_changed(tmp_path):
     """The rows whose snippet, adapter, environment and inputs are unchanged keep their workers' outputs; the
     edited row runs again (its noise floor and note too), and every pair is compared again: a difference
@@ -143,7 +142,6 @@ def test_a_second_check_runs_again_only_the_row_whose_snippet_changed(tmp_path):
     assert check["frameworks"]["mxnet"]["kept"] is True and "kept" not in check["frameworks"]["pytorch"]
 
 
-@pytest.mark.beside_the_smoke_build
 def test_a_planted_momentum_variant_is_caught(tmp_path):
     project, example = copied_project(tmp_path, "cnn_cifar10")
     snippet = example.snippet_path("pytorch")
@@ -159,7 +157,6 @@ def test_a_planted_momentum_variant_is_caught(tmp_path):
     assert check["logits"]["pytorch vs mxnet"] <= 1e-4          # the model itself is unchanged
 
 
-@pytest.mark.beside_the_smoke_build
 def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path):
     """trainer.step(1) instead of trainer.step(batch_size): Gluon's gradients are summed over the batch, so
     this is a 64 times larger learning rate, in the timed cell only (the adapters never see it)."""
@@ -177,7 +174,6 @@ def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path):
     assert check["weights"]["pytorch vs mxnet"] <= check["tolerance"]["weights"], "the adapters' steps agree"
 
 
-@pytest.mark.beside_the_smoke_build
 def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_caught_against_one_worker(tmp_path):
     """The classic slip of a hand-written data-parallel step: each worker divides its summed loss by its own
     share, so the all-reduced gradient is N times the batch mean. On 1 worker the share is the batch, so only
@@ -196,7 +192,6 @@ def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_ca
     assert any(f.startswith("training: pytorch vs tensorflow") for f in check["failures"])
 
 
-@pytest.mark.beside_the_smoke_build
 def test_on_a_machine_with_one_gpu_a_data_parallel_row_is_checked_on_one_worker(tmp_path):
     """The prepared GPU run has one GPU: each data-parallel row runs as 1 worker (ranks.workers_here), still
     started as its launcher would and still with its train cell in a launch of its own; there is no second
@@ -211,7 +206,6 @@ def test_on_a_machine_with_one_gpu_a_data_parallel_row_is_checked_on_one_worker(
     assert not any("2w" in line for line in ran), ran
 
 
-@pytest.mark.beside_the_smoke_build
 def test_a_broken_adapter_is_caught(tmp_path):
     project, example = copied_project(tmp_path, "gru_imdb")
     adapter = equivalence.adapter_path(example, "keras")
@@ -226,7 +220,6 @@ def test_a_broken_adapter_is_caught(tmp_path):
     assert check["roundtrip"]["keras-tensorflow"] == 0.0             # a consistent slip still round-trips
 
 
-@pytest.mark.beside_the_smoke_build
 def test_an_edited_model_is_caught_in_the_forward_check(tmp_path):
     project, example = copied_project(tmp_path, "cnn_cifar10")
     snippet = example.snippet_path("mxnet")
@@ -240,7 +233,6 @@ def test_an_edited_model_is_caught_in_the_forward_check(tmp_path):
     assert check["roundtrip"]["mxnet"] == 0.0                 # the weights went in right: the model differs
 
 
-@pytest.mark.beside_the_smoke_build
 def test_an_adapter_that_raises_is_reported_and_the_others_still_run(tmp_path):
     project, example = copied_project(tmp_path, "gru_imdb")
     adapter = equivalence.adapter_path(example, "mxnet")

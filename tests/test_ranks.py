@@ -66,7 +66,6 @@ needs_pytorch = pytest.mark.skipif(not PYTHON.exists(), reason="needs the PyTorc
 
 
 @pytest.mark.envs
-@pytest.mark.beside_the_smoke_build
 @needs_pytorch
 def test_two_ranks_all_reduce_over_gloo_and_the_tab_shows_both(tmp_path):
     marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
@@ -85,7 +84,6 @@ def test_two_ranks_all_reduce_over_gloo_and_the_tab_shows_both(tmp_path):
 
 
 @pytest.mark.envs
-@pytest.mark.beside_the_smoke_build
 @needs_pytorch
 @pytest.mark.parametrize("fault", ["raises", "hangs"])
 def test_a_rank_that_fails_or_hangs_stops_its_peer_waiting_in_a_collective_and_leaves_no_process(tmp_path, fault):
@@ -218,7 +216,6 @@ def test_an_mpi_launcher_gets_one_section_per_rank_each_through_rank_start_onto_
 
 
 @pytest.mark.envs
-@pytest.mark.beside_the_smoke_build
 @needs_chainer
 def test_mpi_ranks_that_mpiexec_starts_are_kernels_the_build_drives_pinned_and_listening_on_loopback_only(
         tmp_path, project):
@@ -248,7 +245,6 @@ def test_mpi_ranks_that_mpiexec_starts_are_kernels_the_build_drives_pinned_and_l
 
 
 @pytest.mark.envs
-@pytest.mark.beside_the_smoke_build
 @needs_chainer
 @pytest.mark.parametrize("fault", ["raises", "hangs"])
 def test_an_mpi_rank_that_fails_or_hangs_stops_its_peer_and_leaves_no_process(tmp_path, project, fault):
@@ -273,7 +269,6 @@ def test_an_mpi_rank_that_fails_or_hangs_stops_its_peer_and_leaves_no_process(tm
 
 
 @pytest.mark.envs
-@pytest.mark.beside_the_smoke_build
 @needs_chainer
 @pytest.mark.parametrize("fault", ["exits", "hangs", None])
 def test_mpi_worker_processes_a_rank_that_exits_ends_the_job_and_a_hang_its_timeout(tmp_path, project, fault):
