@@ -87,3 +87,19 @@ def test_a_lock_knows_the_requirements_it_came_from(tmp_path, project):
     assert not environments.lock_is_current(requirements), "an edited .txt needs a new lock"
     for fw in project.frameworks():           # every committed lock matches its requirements
         assert environments.lock_is_current(fw.requirements), f"{fw.requirements.name}: run make lock"
+
+
+def test_untimed_variables_are_set_only_where_nothing_is_timed(project):
+    """The JAX rows compile without LLVM's optimisations at the smoke profile (make test's), never at a profile
+    that measures, nor where the machine's peak is measured (no profile)."""
+    from rosetta.build.environments import UNTIMED_PROFILES
+    from rosetta.project import PROFILES
+    for name in ("jax", "keras-jax"):
+        fw = project.framework(name)
+        assert environments.process_variables(project, fw, "smoke")["XLA_FLAGS"] == \
+            "--xla_backend_optimization_level=0"
+        for profile in set(PROFILES) - set(UNTIMED_PROFILES):
+            assert "XLA_FLAGS" not in environments.process_variables(project, fw, profile)
+        assert "XLA_FLAGS" not in environments.process_variables(project, fw)       # (the peak's matmul)
+    assert UNTIMED_PROFILES == ("smoke",)
+    assert environments.process_variables(project, project.framework("keras-jax"), "smoke")["KERAS_BACKEND"] == "jax"

@@ -80,7 +80,7 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet,
     run_dir.mkdir(parents=True, exist_ok=True)
     write_working_files(project, fw, run_dir)
     kernel_env = {"ROSETTA_PROFILE": context.profile, "ROSETTA_SNIPPETS": str(project.snippets),
-                  "PYTHONHASHSEED": "0", **environments.process_variables(project, fw)}
+                  "PYTHONHASHSEED": "0", **environments.process_variables(project, fw, context.profile)}
     runs, execution = [], None
     for repeat in range(repeats):
         alone = " as 1 process" if workers == 1 else ""

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,11 +106,25 @@ def venv_folder(project: Project, fw: Framework) -> Path:
     return (project.venvs / fw.environment).absolute()
 
 
-def process_variables(project: Project, fw: Framework) -> dict[str, str]:
+UNTIMED_PROFILES = ("smoke",)          # profiles whose runs check that scripts run, and measure nothing
+
+
+@functools.cache
+def untimed_variables(definition: Path | None) -> dict[str, str]:
+    """A row's [untimed_variables] (envs/<row>.toml): settings that make an untimed run faster and would change
+    a measurement (XLA's optimisation level). Read here, not into Framework: rosetta/project.py is code the
+    snippets run, and a new field there would make every measured result stale."""
+    if definition is None or not definition.exists():
+        return {}
+    return {str(k): str(v) for k, v in tomllib.loads(definition.read_text()).get("untimed_variables", {}).items()}
+
+
+def process_variables(project: Project, fw: Framework, profile: str = "") -> dict[str, str]:
     """The environment variables of every process that runs this row's code (kernel, equivalence
-    worker, fairness harness, lessons): its name, for its own sizes, and its [variables], expanded."""
-    found = {"ROSETTA_ROW": fw.name,
-             **{key: expand(value, venv_folder(project, fw)) for key, value in fw.variables.items()}}
+    worker, fairness harness, lessons): its name, for its own sizes, and its [variables], expanded; at a
+    profile that times nothing (`profile` in UNTIMED_PROFILES), its [untimed_variables] too."""
+    chosen = {**fw.variables, **(untimed_variables(fw.definition) if profile in UNTIMED_PROFILES else {})}
+    found = {"ROSETTA_ROW": fw.name, **{key: expand(value, venv_folder(project, fw)) for key, value in chosen.items()}}
     if existing_python(fw) is not None:   # no .pth file in someone else's Python: the path says where rosetta is
         found["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
     return found
@@ -324,7 +339,9 @@ def fingerprint(project: Project, fw: Framework) -> dict:
     if existing is not None:
         found["existing_python"] = str(existing)
     found["packages"].update(npm_versions(fw))
-    if fw.variables:      # rows sharing a venv differ here (KERAS_BACKEND): part of their results' keys
+    # Rows sharing a venv differ here (KERAS_BACKEND): part of their results' keys. (Not [untimed_variables]:
+    # they reach no measurement, and a change to them must not make measured results stale.)
+    if fw.variables:
         found["variables"] = dict(sorted(fw.variables.items()))
     return found
 

@@ -204,7 +204,7 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
     (packages and variables), the worker's code, the example's settings and snippet-side code, the
     overrides, profile and machine."""
     digest = hashlib.sha256()
-    variables = json.dumps(environments.process_variables(project, fw), sort_keys=True)
+    variables = json.dumps(environments.process_variables(project, fw, profile), sort_keys=True)
     for part in (identity.snippet_identity(example.snippet_path(fw)).encode(), adapter_path(example, fw).read_bytes(),
                  env.fingerprint_hash.encode(), variables.encode(),
                  identity.definition_identity(example.folder / "example.toml").encode(),
@@ -386,7 +386,7 @@ def worker_environment(project: Project, profile: str, fw: Framework, spec: neut
     env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
            "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
            "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-           **environments.process_variables(project, fw)}
+           **environments.process_variables(project, fw, profile)}
     if "weights" in spec.overrides:
         env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
     return env

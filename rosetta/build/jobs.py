@@ -23,6 +23,7 @@ from pathlib import Path
 from ..data.fetch import DataError
 from . import results, store
 from .context import RunContext
+from .environments import UNTIMED_PROFILES
 from .execute import KERNELS
 from .outcome import RETRIED, Outcome
 from .phases import CLOCK
@@ -107,7 +108,6 @@ def run_jobs(context: RunContext, jobs: list[Job], workers: int = 1) -> dict[str
     return {job.row: result for job, result in zip(jobs, found) if result is not None}
 
 
-UNTIMED_PROFILES = ("smoke",)          # profiles whose runs check that scripts run, and measure nothing
 
 
 def parallel_workers(machine_info: dict, given: int = 0) -> int:

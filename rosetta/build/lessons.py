@@ -219,7 +219,7 @@ def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet
     run_dir.mkdir(parents=True, exist_ok=True)
     kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
                   "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
-                  **environments.process_variables(project, fw)}
+                  **environments.process_variables(project, fw, profile)}
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
     for note in execution.notes:       # (a kernel that died as it started, started again)
         context.log(f"  lesson {note}")
