@@ -24,8 +24,9 @@ html_css_files = ["rosetta.css"]
 # The header's real height for the scroll padding (it wraps on a narrower desktop screen): see the file.
 # Side by side: two programs next to each other, their parts paired (reads the step tabs; see the file).
 # Tab stops for boxes that scroll once a tab shows them (the theme sets them only at load): see the file.
+# The front page's matrix stacks into a block per framework on a phone, each cell under its column's name.
 html_js_files = [("rosetta-header.js", {"defer": "defer"}), ("rosetta-compare.js", {"defer": "defer"}),
-                 ("rosetta-focus.js", {"defer": "defer"})]
+                 ("rosetta-focus.js", {"defer": "defer"}), ("rosetta-matrix.js", {"defer": "defer"})]
 html_theme_options = {
     "header_links_before_dropdown": 6,
     "navigation_with_keys": False,

@@ -21,6 +21,7 @@ from .records import origin_text
 from .verdicts import BADGE, measured_with_gpu, rule_frameworks
 
 OWN_SIZES = "†"
+NO_BREAK_HYPHEN = "\u2011"
 
 
 def slowdowns(column: dict) -> dict[str, float]:
@@ -97,7 +98,9 @@ def matrix_table(view: FrontView) -> str:
                 legend_texts.append(f"{table.labels.get(key[0], key[0])}, profile `{key[1]}`, "
                                     f"{table.origins.get(key) or origin_text(key, table.by_column.get(key, {}))}")
     numbered = len(legend) > 1
-    header = ["Framework", *[f"{{ref}}`{cell_text(ex.short_title)} <{ex.name}>`" for ex in shown]]
+    # (A heading wraps at its spaces, never inside "CIFAR-10" or "ResNet-50": non-breaking hyphens.)
+    header = ["Framework", *[f"{{ref}}`{cell_text(ex.short_title).replace('-', NO_BREAK_HYPHEN)} <{ex.name}>`"
+                             for ex in shown]]
     with_lessons = bool(view.lessons.lessons)
     if with_lessons:
         header.append(f"{{doc}}`Lessons <{doc_link('lessons')}>`: claims' verdicts here")
