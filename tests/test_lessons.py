@@ -282,6 +282,35 @@ def test_a_page_built_with_no_lesson_results_says_why_in_every_verdict_cell(proj
         assert "`needs a GPU`" in verdicts or "nothing was run here" in verdicts, claim
 
 
+def test_a_result_held_from_another_machine_is_shown_with_its_machine_never_not_run_here(project, tmp_path):
+    """A site published from a results folder without lessons, beside the reference: every row that a machine on
+    record has measured shows that machine's verdict, labelled with it, on the lesson's page, the lessons' index
+    and the front matrix; "not run here" is left for a row that no machine on record has."""
+    from rosetta.project import Project
+    from rosetta.site import front_page, gather, lesson_pages, markup
+    reference = project.root / "benchmarks" / "reference"
+    here = Project(root=project.root, results=tmp_path / "results", extra_results=(reference,))
+    found, _ = lessons.all_lessons(project)
+    writer = markup.Writer(tmp_path / "gen")
+    published = {**BOX, "results_folder": str(tmp_path / "results")}
+    site = gather.SiteInput(here, [], project.frameworks(), {}, {}, "cpu", "test-box", published,
+                            lessons=gather.LessonsInput(found, {}, []))
+    for view in gather.lesson_views(site):
+        lesson_pages.render_lesson(view, writer)
+    for view in gather.lesson_index_views(site):
+        lesson_pages.render_index(view, writer)
+    page = (tmp_path / "gen" / "lessons" / "softmax_twice.md").read_text()
+    rows = table_rows(page, "| claim | framework | verdict |")
+    assert rows and all("not run here" not in row[2] for row in rows), rows
+    assert all(" · on " in row[3] and "profile cpu" in row[3] for row in rows), rows
+    index = (tmp_path / "gen" / "lessons.md").read_text()
+    softmax = [row for row in table_rows(index, "| lesson | claim |") if "softmax_twice" in row[0]]
+    assert softmax and "nothing was run here" not in softmax[0][2] and " · on " in softmax[0][2], softmax
+    matrix = front_page.matrix_table(gather.front_views(site)[0])
+    pytorch = next(line for line in matrix.splitlines() if "frameworks/pytorch" in line)
+    assert "holds: " in pytorch, "the front matrix counts the verdicts of the machines on record"
+
+
 def test_a_measuring_build_without_a_result_says_it_was_not_measured(project, tmp_path):
     from rosetta.build import results
     found, gen = pages_without_results(project, tmp_path, BOX)

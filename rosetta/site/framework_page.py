@@ -13,7 +13,7 @@ from .gather import FairnessEntry, FrameworkView, HistoryView
 from .guide import figure_table, guide_doc
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, metric_text, notebook_doc, seconds, sizes_text
 from .systems import column_names, has_figure, label_of
-from .verdicts import claim_text, missing_of, page_doc, rule_frameworks, verdict_cell
+from .verdicts import claim_text, missing_of, page_doc, rule_frameworks, shown_results, verdict_cell
 
 # Runs of one tab that differ by more than this (slowest over quickest) are said to differ on the page: a row
 # whose time moves between runs (TensorFlow's CNN took 5.1 s or 10.3 s on one machine) needs its median.
@@ -205,10 +205,10 @@ def lessons_section(view: FrameworkView) -> list[str]:
                  if any(row.name == fw.name for row in rule_frameworks(rule, item.rows))]
         if not rules:
             continue
-        missing = missing_of(item, view.machine_info, view.profile)
+        missing, shown = missing_of(item, view.machine_info, view.profile), shown_results(item, view.profile)
         lines.append(f"- {{doc}}`{escape(item.lesson.title)} <{doc_link(page_doc(item.lesson.name))}>`")
         for rule in rules:
-            badge, text = verdict_cell(rule, item.current.get(fw.name), item.lesson.name, view.machine_info, missing)
+            badge, text = verdict_cell(rule, shown.get(fw.name), item.lesson.name, view.machine_info, missing)
             lines.append(f"  - {claim_text(rule)}: {badge} {text}")
     if not lines:
         return []

@@ -18,7 +18,7 @@ from ..project import Example, Framework
 from .gather import FrontView
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link
 from .records import origin_text
-from .verdicts import BADGE, measured_with_gpu, rule_frameworks
+from .verdicts import BADGE, measured_with_gpu, rule_frameworks, shown_results
 
 OWN_SIZES = "†"
 NO_BREAK_HYPHEN = "\u2011"
@@ -60,14 +60,16 @@ def cell_line(example: Example, fw: Framework, key: tuple, column: dict, has_pro
 
 
 def lesson_cell(fw: Framework, view: FrontView) -> str:
-    """The verdicts of the lessons' claims on this framework (this build's machine), counted."""
+    """The verdicts of the lessons' claims on this framework, counted: on this build's machine, or where it has
+    no result of a lesson, on the machine on record that has (shown_results)."""
     found: Counter = Counter()
     machine_info = view.machine_info
+    shown = {item.lesson.name: shown_results(item, view.profile) for item in view.evidence}
     for lesson in view.lessons.lessons:
         for rule in lesson.rules:
             if fw.name not in {f.name for f in rule_frameworks(rule, view.lesson_rows[lesson.name])}:
                 continue
-            result = view.lessons.results.get(lesson.name, {}).get(fw.name)
+            result = shown.get(lesson.name, view.lessons.results.get(lesson.name, {})).get(fw.name)
             off = device_reason(rule, measured_with_gpu(result, machine_info or {}), "")
             if off:                   # a claim about another device: no verdict from these numbers
                 found[off[0]] += 1
@@ -133,7 +135,8 @@ def matrix_table(view: FrontView) -> str:
         f"accuracy where the benchmark has one. {OWN_SIZES}: sizes of its own (fewer images, too slow for the "
         "profile's): its speed compares, its accuracy does not. The benchmark pages have the times, the "
         "machines and the code" + (
-            "; the lessons column counts the verdicts of the lessons' claims on this build's machine"
+            "; the lessons column counts the verdicts of the lessons' claims on this build's machine, or, for a "
+            "lesson it has no result of, on the machine on record that has one"
             if with_lessons else "") + "."])
 
 

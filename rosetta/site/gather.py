@@ -512,6 +512,8 @@ class FrontView:
     lessons: LessonsInput
     lesson_rows: dict              # lesson -> rows with a script of it
     machine_info: dict
+    evidence: list = field(default_factory=list)    # LessonEvidence: the lessons' results here and elsewhere
+    profile: str = ""
 
 
 def front_views(site: SiteInput) -> list[FrontView]:
@@ -522,7 +524,9 @@ def front_views(site: SiteInput) -> list[FrontView]:
         installed={fw.name: site.envs.get(fw.name) is None or site.envs[fw.name].ok for fw in site.frameworks},
         lessons=site.lessons,
         lesson_rows={lesson.name: lesson.frameworks(site.frameworks) for lesson in site.lessons.lessons},
-        machine_info=site.machine_info)]
+        machine_info=site.machine_info,
+        evidence=lesson_evidence(site.project, site.lessons, site.frameworks, site.machine, site.profile),
+        profile=site.profile)]
 
 
 @dataclass

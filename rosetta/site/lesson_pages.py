@@ -29,6 +29,7 @@ from .verdicts import (
     page_doc,
     rule_frameworks,
     rule_verdicts,
+    shown_results,
     traceback_label,
     verdict_cell,
 )
@@ -208,8 +209,8 @@ def verdict_lines(view: LessonView) -> list[str]:
     return lines + [
         "```{admonition} This build", ":class: note",
         build_text(lesson, current, machine_info, profile, sizes, ran, item.groups), "```", "",
-        "## Verdict", "", *verdict_table(lesson, item.rows, current, machine_info, missing_of(item, machine_info,
-                                                                                            profile)), "",
+        "## Verdict", "", *verdict_table(lesson, item.rows, shown_results(item, profile), machine_info,
+                                         missing_of(item, machine_info, profile)), "",
         "A comparison holds when the variant's whole range (min–max over the rounds) is better than the "
         "baseline's and the median effect reaches the claim; overlapping ranges are "
         "\"no measurable difference\". The effect's range pairs the worst and the best round of each side.", "",
@@ -347,10 +348,10 @@ def render_index(view: LessonIndexView, writer: Writer) -> None:
              "|---|---|---|---|"]
     for item in view.evidence:
         lesson = item.lesson
-        missing = missing_of(item, view.machine_info, view.profile)
-        judged = judges(item.current, view.machine_info) or label
+        missing, shown = missing_of(item, view.machine_info, view.profile), shown_results(item, view.profile)
+        judged = judges(shown, view.machine_info) or label
         for number_, rule in enumerate(lesson.rules):
-            verdicts = rule_verdicts(rule, item, view.machine_info, missing)
+            verdicts = rule_verdicts(rule, item, view.machine_info, missing, shown)
             title = f"{{doc}}`{escape(lesson.title)} <{doc_link(page_doc(lesson.name))}>`" if number_ == 0 else "″"
             lines.append(f"| {title} | {claim_text(rule)} | {'<br>'.join(verdicts)} | {cell_text(judged)} |")
     for problem in view.problems:

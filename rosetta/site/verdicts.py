@@ -115,11 +115,12 @@ def verdict_cell(rule: dict, result: dict | None, lesson: str, machine_info: dic
         return f"{{bdg-dark}}`{badge}`", why
     found = judge(rule, result.get("variants", {}))
     badge = f"{{bdg-{BADGE.get(found['verdict'], 'danger')}}}`{found['verdict']}`"
+    where = " · on " + cell_text(result["shown_from"]) if result.get("shown_from") else ""
     if found["verdict"] == NO_VERDICT:
-        return badge, cell_text(found["why"])
+        return badge, cell_text(found["why"]) + where
     stale = " (stale)" if result.get("stale") else ""
     return badge, (f"{effect_text(rule, found['effect'])} "
-                   f"({effect_text(rule, found['low'])} to {effect_text(rule, found['high'])})" + stale)
+                   f"({effect_text(rule, found['low'])} to {effect_text(rule, found['high'])})" + stale + where)
 
 
 def claim_text(rule: dict) -> str:
@@ -146,22 +147,38 @@ def group_label(column: tuple, found: dict) -> str:
     return f"{next(iter(found.values())).get('machine_label', column[1])}, profile {column[2]}"
 
 
+def shown_results(evidence: LessonEvidence, profile: str) -> dict:
+    """Row -> the result its verdicts are judged on: this build's; where it has none, the newest that another
+    machine on record holds (of this profile where one has it), marked with that machine (`shown_from`): a page
+    never says "not run here" of a result the site holds."""
+    shown = {}
+    for fw in evidence.rows:
+        found = [(column, group[fw.name]) for column, group in evidence.groups.items() if fw.name in group]
+        if fw.name in evidence.current or not found:
+            continue
+        column, result = max(found, key=lambda item: (item[0][2] == profile,
+                                                      item[1].get("provenance", {}).get("date", "")))
+        shown[fw.name] = {**result, "shown_from": group_label(column, {fw.name: result})}
+    return {**shown, **evidence.current}
+
+
 def missing_of(evidence: LessonEvidence, machine_info: dict, profile: str) -> tuple[str, str]:
     """(badge, why) for a row of the lesson with no result here (see missing_reason)."""
     return missing_reason(machine_info, profile, [group_label(c, f) for c, f in evidence.groups.items()])
 
 
-def rule_verdicts(rule: dict, evidence: LessonEvidence, machine_info: dict, missing: tuple[str, str]) -> list[str]:
-    """One rule's verdict per framework, "label: badge effect"; frameworks with the same verdict or the same
-    reason for having none are named together, and one that every framework shares is said once."""
+def rule_verdicts(rule: dict, evidence: LessonEvidence, machine_info: dict, missing: tuple[str, str],
+                  shown: dict) -> list[str]:
+    """One rule's verdict per framework ("label: badge effect"), judged on `shown` (shown_results); frameworks
+    with the same verdict or the same reason for having none are named together, and one that every framework
+    shares is said once."""
     rows = rule_frameworks(rule, evidence.rows)
     if not rows:
         return [" ".join(no_rows(rule))]
     said: dict = {}
     for fw in rows:
-        said.setdefault(verdict_cell(rule, evidence.current.get(fw.name), evidence.lesson.name, machine_info,
-                                  missing), []).append(
-            fw.label)
+        said.setdefault(verdict_cell(rule, shown.get(fw.name), evidence.lesson.name, machine_info, missing),
+                        []).append(fw.label)
     if len(said) == 1 and len(rows) > 1:
         (badge, text), = said
         return [f"all {len(rows)} frameworks: {badge} {text}"]
@@ -183,9 +200,9 @@ def related_lessons(evidence: list[LessonEvidence], example: str, machine_info: 
         lesson = item.lesson
         if example not in lesson.concerns:
             continue
-        missing = missing_of(item, machine_info, profile)
-        judged = judges(item.current, machine_info)
-        verdicts = [rule_verdicts(rule, item, machine_info, missing) for rule in lesson.rules]
+        missing, shown = missing_of(item, machine_info, profile), shown_results(item, profile)
+        judged = judges(shown, machine_info)
+        verdicts = [rule_verdicts(rule, item, machine_info, missing, shown) for rule in lesson.rules]
         link = f"{{doc}}`{escape(lesson.title)} <{doc_link(page_doc(lesson.name))}>`"
         claims = [f"{escape(rule['claim'])}" + (f" *({DEVICE_TEXT[rule['device']]})*" if rule.get("device") else "")
                   for rule in lesson.rules]
