@@ -203,6 +203,22 @@ def test_the_peak_today_is_the_recorded_peak_scaled_by_numpys_product_now(projec
     assert timings.peak_today({}, 280.0) is None
 
 
+def test_make_tests_peak_is_the_mean_of_its_start_and_its_end_when_the_record_is_its_own(project):
+    """make test's smoke build measures the peak at its start (a clean clone has none on record); the harness
+    measures it again at the end and takes the mean. A record older than the run is not this run's: the end's
+    measurement alone."""
+    spec = importlib.util.spec_from_file_location("build_timings", project.root / "benchmarks" / "build_timings.py")
+    timings = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timings)
+    end = {"gflops": 200.0, "date": "2026-12-07T01:04:55+00:00"}
+    own = {"gflops": 214.0, "date": "2026-12-07T00:23:47+00:00"}
+    during = timings.peak_during(own, end, 2399.0, "2026-12-07T01:02:00+00:00")
+    assert during["gflops"] == 207.0 and during["start"] == own and during["end"] == end
+    older = timings.peak_during(own, end, 600.0, "2026-12-07T01:02:00+00:00")
+    assert older["gflops"] == 200.0 and older["start"] is None
+    assert timings.peak_during({}, end, 2399.0, "2026-12-07T01:02:00+00:00")["gflops"] == 200.0
+
+
 def test_budgets_are_work_a_time_at_a_peak_scaled_by_the_peak_measured(project):
     """15 minutes at 400 GFLOP/s is 30 at 200: a time measured at one peak is held to the budget at its own."""
     spec = importlib.util.spec_from_file_location("build_timings", project.root / "benchmarks" / "build_timings.py")
