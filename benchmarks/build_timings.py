@@ -187,7 +187,8 @@ def peak_during(recorded: dict, end: dict, seconds: float, now: str) -> dict:
     measurement made again now; `end` alone where the record is older. (Not numpy's product alone: two calls a
     second apart here gave 155 and 189 GFLOP/s, and the best of every environment's 200 and 208.)"""
     started = datetime.fromisoformat(now) - timedelta(seconds=seconds)
-    during = bool(recorded.get("gflops")) and datetime.fromisoformat(recorded.get("date", "1970-01-01T00:00:00+00:00")) >= started
+    measured = recorded.get("date")
+    during = bool(recorded.get("gflops")) and bool(measured) and datetime.fromisoformat(measured) >= started
     rates = [recorded["gflops"], end["gflops"]] if during else [end["gflops"]]
     return {"gflops": round(sum(rates) / len(rates), 1), "start": recorded if during else None, "end": end,
             "how": "mean of the measurement at the run's start and at its end" if during else
