@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from rosetta.build import environments, identity, ranks, results, variables  # noqa: E402
+from rosetta import model  # noqa: E402
+from rosetta.build import environments, identity, results, variables  # noqa: E402
 from rosetta.build.execute import execute  # noqa: E402
 from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
@@ -109,9 +110,8 @@ class Pair:
         self.python = str(environments.venv_python(project, fw))
         self.run_dir = project.build / "run" / example.name     # the build's kernel cwd: no self-import
         self.work = project.build / "fairness" / example.name / fw.name   # jobs, logs, the last notebook
-        self.env = {"ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-                    "ROSETTA_OVERRIDES": json.dumps(overrides), "PYTHONHASHSEED": "0", "TF_CPP_MIN_LOG_LEVEL": "2",
-                    **environments.process_variables(project, fw)}
+        self.env = environments.child_variables(project, fw, profile, ROSETTA_OVERRIDES=json.dumps(overrides),
+                                                TF_CPP_MIN_LOG_LEVEL="2")
         for folder in (self.run_dir, self.work):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -384,9 +384,9 @@ def main(argv=None) -> int:
     log(f"machine {machine}, profile {profile}, {args.repeats} repeat(s) of {', '.join(args.variants)}")
     measured = []
     for example in examples:
-        if ranks.workers_of(example) > 1:
-            log(f"  {example.name}: skipped, its rows run as {ranks.workers_of(example)} worker processes: the harness "
-                "times one process against its plain twin")
+        if model.example_workers(example) > 1:
+            log(f"  {example.name}: skipped, its rows run as {model.example_workers(example)} worker processes: "
+                "the harness times one process against its plain twin")
             continue
         example_overrides = {k: v for k, v in overrides.items() if k in known_settings(example, profile)}
         for fw in frameworks:

@@ -60,7 +60,7 @@ def start_once(project: Project, fw, folder: Path, ports: str) -> dict:
     try:
         with open(stderr_path, "w") as stderr:
             manager.start_kernel(stderr=stderr, cwd=str(folder),
-                                 env={**os.environ, **environments.process_variables(project, fw)})
+                                 env={**os.environ, **environments.child_variables(project, fw)})
             client = manager.client()
             client.start_channels()
             try:

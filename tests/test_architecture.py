@@ -148,3 +148,56 @@ def test_the_inside_function_rule_can_fail(tmp_path):
     module = tmp_path / "x.py"
     module.write_text("import json\n\n\ndef f():\n    from . import guide\n    import json\n")
     assert imports_inside_functions(module, "rosetta.site.x") == {"rosetta.site", "rosetta.site.guide"}
+
+
+# Who may parse the project's TOML files (example.toml, envs/<row>.toml, lesson.toml, docs/systems.toml): the
+# model (rosetta/model.py) for the build and the site; rosetta/project.py, which builds the examples and rows
+# and is code every snippet runs (its identity keys every result); and the kernel side's own readers, which run
+# inside the kernels: the lesson helper reads a lesson's sizes, the equivalence worker its spec.
+TOML_READERS = {"rosetta.model", "rosetta.project", "rosetta.lesson", "rosetta.neutral"}
+# Scripts outside the package that import it (benchmarks/, build_docs.py) follow the same rule; the install
+# survey runs on a bare Python without the package (benchmarks/try_installs.py) and reads the one value it needs.
+SCRIPTS = {path.relative_to(REPO_ROOT).as_posix(): path for path in
+           [REPO_ROOT / "build_docs.py", REPO_ROOT / "conf.py", *sorted((REPO_ROOT / "benchmarks").glob("*.py"))]}
+STANDALONE_SCRIPTS = {"benchmarks/try_installs.py"}
+
+
+def test_only_the_model_reads_the_project_s_toml_files():
+    readers = {name for name, path in MODULES.items() if "tomllib" in imports(path)}
+    assert readers <= TOML_READERS, f"{sorted(readers - TOML_READERS)} parse TOML: ask rosetta.model instead"
+    scripts = {name for name, path in SCRIPTS.items() if "tomllib" in imports(path, "benchmarks.x")}
+    assert scripts <= STANDALONE_SCRIPTS, f"{sorted(scripts - STANDALONE_SCRIPTS)} parse TOML: ask rosetta.model"
+    assert "rosetta.model" in TOML_READERS and any("tomllib" in imports(p) for p in [MODULES["rosetta.model"]])
+
+
+def test_the_toml_rule_can_fail(tmp_path):
+    module = tmp_path / "x.py"
+    module.write_text("def f(path):\n    import tomllib\n    return tomllib.loads(path.read_text())\n")
+    assert "tomllib" in imports(module, "rosetta.site.x")
+
+
+MAX_PARAMETERS = 7      # more, and a call site reads as a row of values: a plan object says what they are together
+
+
+def parameter_counts(path: Path) -> dict[str, int]:
+    """Each function's parameters (self and cls not counted), by its name and line."""
+    found = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            given = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            count = len(given) + bool(node.args.vararg) + bool(node.args.kwarg)
+            count -= bool(given and given[0].arg in ("self", "cls"))
+            found[f"{node.name} (line {node.lineno})"] = count
+    return found
+
+
+def test_no_function_takes_more_than_seven_parameters():
+    for name, path in {**MODULES, **SCRIPTS}.items():
+        long = {function: count for function, count in parameter_counts(path).items() if count > MAX_PARAMETERS}
+        assert not long, f"{name}: {long}"
+
+
+def test_the_parameter_rule_can_fail(tmp_path):
+    module = tmp_path / "x.py"
+    module.write_text("class A:\n    def f(self, a, b, c, d, e, f, g, *rest):\n        pass\n")
+    assert parameter_counts(module) == {"f (line 2)": 8}

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from rosetta.build import equivalence, variables
+from rosetta.build import equivalence, jobs, variables, workers
 from rosetta.build.context import Options, RunContext, Selection
 from rosetta.build.phases import Phases
 
@@ -23,13 +23,13 @@ SLEEPER = [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1]
 
 def test_workers_run_two_at_a_time_and_keep_their_order(tmp_path):
     started = time.perf_counter()
-    tasks = [lambda n=n: equivalence.LIVE.run([*SLEEPER, "1.5"], tmp_path, dict(os.environ), 30).stdout.strip() + str(n)
+    tasks = [lambda n=n: workers.LIVE.run([*SLEEPER, "1.5"], tmp_path, dict(os.environ), 30).stdout.strip() + str(n)
              for n in range(4)]
-    outcomes = equivalence.in_parallel(tasks, 2)
+    outcomes = workers.in_parallel(tasks, 2)
     seconds = time.perf_counter() - started
     assert outcomes == ["slept0", "slept1", "slept2", "slept3"]
     assert 2 * 1.5 <= seconds < 4 * 1.5, seconds           # two rounds of two, not four one after another
-    assert not equivalence.LIVE.processes
+    assert not workers.LIVE.processes
 
 
 def test_an_interrupted_check_kills_every_worker_it_started(tmp_path):
@@ -37,7 +37,7 @@ def test_an_interrupted_check_kills_every_worker_it_started(tmp_path):
     pids = tmp_path / "pids"
 
     def worker(n):
-        return equivalence.LIVE.run([sys.executable, "-c", f"import os, time; open({str(pids)!r} + '{n}', 'w')"
+        return workers.LIVE.run([sys.executable, "-c", f"import os, time; open({str(pids)!r} + '{n}', 'w')"
                                      ".write(str(os.getpid())); time.sleep(60)"], tmp_path, dict(os.environ), 120)
 
     def interrupt_soon():
@@ -53,7 +53,7 @@ def test_an_interrupted_check_kills_every_worker_it_started(tmp_path):
     started = time.perf_counter()
     try:
         with pytest.raises(KeyboardInterrupt):
-            equivalence.in_parallel([lambda n=n: worker(n) for n in range(3)], 2)
+            workers.in_parallel([lambda n=n: worker(n) for n in range(3)], 2)
     finally:
         signal.signal(signal.SIGINT, handler)
     assert time.perf_counter() - started < 30
@@ -62,13 +62,13 @@ def test_an_interrupted_check_kills_every_worker_it_started(tmp_path):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)                               # gone (and reaped), not left running
     assert len(list(tmp_path.glob("pids*"))) == 2, "the third worker never started"
-    assert not equivalence.LIVE.processes
+    assert not workers.LIVE.processes
 
 
 def test_a_worker_past_its_time_is_killed(tmp_path):
     with pytest.raises(subprocess.TimeoutExpired):
-        equivalence.LIVE.run([*SLEEPER, "30"], tmp_path, dict(os.environ), 0.5)
-    assert not equivalence.LIVE.processes
+        workers.LIVE.run([*SLEEPER, "30"], tmp_path, dict(os.environ), 0.5)
+    assert not workers.LIVE.processes
 
 
 @pytest.mark.parametrize("gpus, setting, expected", [([], "", min(2, os.cpu_count() or 1)), ([{"name": "H200"}], "", 1),
@@ -76,18 +76,18 @@ def test_a_worker_past_its_time_is_killed(tmp_path):
 def test_how_many_workers_run_at_once(monkeypatch, gpus, setting, expected):
     monkeypatch.setenv("ROSETTA_CHECK_WORKERS", setting)
     given = variables.read().check_workers
-    assert equivalence.parallel_workers({"gpus": gpus}, given) == (expected or min(2, os.cpu_count() or 1))
+    assert jobs.parallel_workers({"gpus": gpus}, given) == (expected or min(2, os.cpu_count() or 1))
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning two workers apart needs two CPUs")
 def test_workers_side_by_side_each_run_on_cores_of_their_own(tmp_path):
     """Each sees only its group of CPUs, so its frameworks size their thread pools to it (no four busy
     threads on two cores); one worker alone is not pinned."""
-    groups = equivalence.core_groups(2)
+    groups = workers.core_groups(2)
     assert len(groups) == 2 and set(groups[0]).isdisjoint(groups[1])
     assert set(groups[0]) | set(groups[1]) == os.sched_getaffinity(0)
-    assert equivalence.core_groups(1) == [()] and equivalence.pinned_to(()) == []
-    seen = [equivalence.LIVE.run([*equivalence.pinned_to(group), sys.executable, "-c",
+    assert workers.core_groups(1) == [()] and workers.pinned_to(()) == []
+    seen = [workers.LIVE.run([*workers.pinned_to(group), sys.executable, "-c",
                                   "import os; print(sorted(os.sched_getaffinity(0)))"], tmp_path, dict(os.environ), 30)
             for group in groups]
     assert [json.loads(done.stdout) for done in seen] == [sorted(group) for group in groups]

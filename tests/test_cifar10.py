@@ -208,7 +208,8 @@ def test_switching_the_data_source_changes_the_cache_key(isolated_dirs, tmp_path
     example = project.example("cnn_cifar10")
 
     def key():
-        return results.cache_key(example, "pytorch", "env", "cpu", "m", 1, {}, benchmark.data_identity(example, "cpu"))
+        return results.cache_key(example, "pytorch", "env", "cpu", "m",
+                                 results.RunInputs(1, {}, benchmark.data_identity(example, "cpu")))
 
     tree = tmp_path / "tree" / "cifar10-jpeg"
     image_tree(tree)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from conftest import REPO
 
+from rosetta import model
 from rosetta.build import conversion, environments, equivalence, jobs, results, store, variables
 from rosetta.build.context import Options, RunContext, Selection
 from rosetta.project import Project
@@ -22,8 +23,8 @@ CONVERTED = ["cnn_cifar10", "resnet50_features", "gru_imdb"]
 @pytest.mark.parametrize("name", CONVERTED)
 def test_every_row_with_a_program_has_an_export_tab_or_says_why_not(project, name):
     example = project.example(name)
-    left_out = {row for entry in conversion.left_out(example) for row in entry["rows"]}
-    assert all(entry["why"].strip() for entry in conversion.left_out(example))
+    left_out = {row for entry in model.export_left_out(example) for row in entry["rows"]}
+    assert all(entry["why"].strip() for entry in model.export_left_out(example))
     for fw in project.frameworks():
         if not example.snippet_path(fw).exists():
             continue

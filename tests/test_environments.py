@@ -103,3 +103,25 @@ def test_untimed_variables_are_set_only_where_nothing_is_timed(project):
         assert "XLA_FLAGS" not in environments.process_variables(project, fw)       # (the peak's matmul)
     assert UNTIMED_PROFILES == ("smoke",)
     assert environments.process_variables(project, project.framework("keras-jax"), "smoke")["KERAS_BACKEND"] == "jax"
+
+
+def test_every_process_that_runs_a_row_s_code_gets_its_variables_from_one_place(project):
+    """A kernel, a worker, the fairness harness and the probes: environments.child_variables builds what each
+    gets on top of the build's environment; no other module spells those variables out again."""
+    import ast
+
+    from rosetta.project import REPO_ROOT
+    fw = project.framework("keras-jax")
+    found = environments.child_variables(project, fw, "smoke", TF_CPP_MIN_LOG_LEVEL="2")
+    assert found == {"PYTHONHASHSEED": "0", "ROSETTA_SNIPPETS": str(project.snippets),
+                     "ROSETTA_LESSONS": str(project.lessons), "ROSETTA_PROFILE": "smoke",
+                     **environments.process_variables(project, fw, "smoke"), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    assert "ROSETTA_PROFILE" not in environments.child_variables(project, fw)
+    kernel_side = {"rosetta/settings.py", "rosetta/lesson.py", "rosetta/build/environments.py"}  # (they read them)
+    for path in [*sorted((REPO_ROOT / "rosetta").rglob("*.py")), *sorted((REPO_ROOT / "benchmarks").glob("*.py"))]:
+        if path.relative_to(REPO_ROOT).as_posix() in kernel_side:
+            continue
+        spelt = {node.value for node in ast.walk(ast.parse(path.read_text()))
+                 if isinstance(node, ast.Constant) and node.value in ("PYTHONHASHSEED", "ROSETTA_PROFILE",
+                                                                      "ROSETTA_SNIPPETS", "ROSETTA_LESSONS")}
+        assert not spelt, f"{path.relative_to(REPO_ROOT)} sets {spelt} itself: use environments.child_variables"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rosetta.build import environments, ranks
+from rosetta import model
+from rosetta.build import environments
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("fairness", REPO / "benchmarks" / "fairness.py")
@@ -30,7 +31,7 @@ def plain_scripts() -> set[tuple[str, str]]:
 def test_one_plain_script_per_snippet(project):
     # One per program (Keras' serves 3 rows); a data-parallel example's rows run as several processes: none.
     snippets = {(ex.name, ex.snippet_path(fw).stem) for ex in project.examples() for fw in project.frameworks()
-                if ex.snippet_path(fw).exists() and fw.language == "python" and ranks.workers_of(ex) == 1}
+                if ex.snippet_path(fw).exists() and fw.language == "python" and model.example_workers(ex) == 1}
     assert snippets and {(ex, stem) for ex, stem in plain_scripts() if "@" not in stem} == snippets
     # Another way of writing a twin belongs to a program that has a twin: jax@pure-jit.py beside jax.py.
     others = {(ex, stem.partition("@")[0]) for ex, stem in plain_scripts() if "@" in stem}

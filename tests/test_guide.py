@@ -158,7 +158,7 @@ def test_other_mistakes_are_named(tiny):
         "Gamma": entry("Gamma", 'name = "Gamma"\nrows = ["alpha"]\noriginal = []\nreason = "x"', graph=True)
         + 'graph = "quantum"\n'})
     message = problems(tiny)
-    assert "#1 (alpha): unknown field 'colour'" in message
+    assert "#1 (alpha): unknown key 'colour'." in message
     assert "#1 (alpha): original label 'Nobody(TF)' is in no example's [reference]" in message
     assert "#2 (beta): both rows and status" in message
     assert "#3 (Gamma): id 'Gamma' is not a slug" in message

@@ -69,11 +69,12 @@ needs_pytorch = pytest.mark.skipif(not PYTHON.exists(), reason="needs the PyTorc
 @needs_pytorch
 def test_two_ranks_all_reduce_over_gloo_and_the_tab_shows_both(tmp_path):
     marker = f"ROSETTA_TEST_JOB={uuid.uuid4().hex}"
+    plan = ranks.Plan(ranks.Launch(workers=2, env=TORCHRUN_ENV), str(PYTHON),
+                      {marker.split("=")[0]: marker.split("=")[1]}, tmp_path)
     job = ranks.run(snippet(("setup", SETUP),
                             ("train", "total = torch.tensor([rank + 1.0])\ndist.all_reduce(total)\n"
                                       "print('sum', total.item())\ndist.destroy_process_group()")),
-                    "rosetta-pytorch", str(PYTHON), {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 120,
-                    ranks.Launch(workers=2, env=TORCHRUN_ENV))
+                    "rosetta-pytorch", plan, 120)
     assert job.status == Outcome.OK, [r.error for r in job.ranks]
     tab = ranks.merged(job)
     text = "".join(o.get("text", "") for cell in tab.notebook.cells for o in cell.get("outputs", []))
@@ -94,9 +95,9 @@ def test_a_rank_that_fails_or_hangs_stops_its_peer_waiting_in_a_collective_and_l
     train = f"if rank == 1:\n    {broken}\ntotal = torch.tensor([1.0])\ndist.all_reduce(total)"
     helper = ranks.Helper("sleeper", "import time; print('helper up', flush=True); time.sleep(600)")
     started = time.monotonic()
-    job = ranks.run(snippet(("setup", SETUP), ("train", train)), "rosetta-pytorch", str(PYTHON),
-                    {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 10,
-                    ranks.Launch(workers=2, env=TORCHRUN_ENV, helpers=(helper,)))
+    plan = ranks.Plan(ranks.Launch(workers=2, env=TORCHRUN_ENV, helpers=(helper,)), str(PYTHON),
+                      {marker.split("=")[0]: marker.split("=")[1]}, tmp_path)
+    job = ranks.run(snippet(("setup", SETUP), ("train", train)), "rosetta-pytorch", plan, 10)
     took = time.monotonic() - started
     assert took < 45, took
     tab = ranks.merged(job)
@@ -122,7 +123,7 @@ def test_helpers_get_their_templates_and_an_interpreter_of_their_own(tmp_path):
         "echo", "import os; print(os.environ['ROLE'], os.environ['WHERE'], flush=True)",
         {"ROLE": "scheduler", "WHERE": "$address:$port"}),))
     group = ranks.LiveKernels()
-    started = ranks._start_helpers(launch, sys.executable, [4242, 1, 2], tmp_path, {}, group)
+    started = ranks._start_helpers(ranks.Plan(launch, sys.executable, {}, tmp_path, group, ports=[4242, 1, 2]))
     started[0][1].wait(timeout=30)
     assert ranks._stop_helpers(started, group) == {"echo": "scheduler 127.0.0.1:4242\n"}
 
@@ -142,9 +143,8 @@ def test_worker_processes_a_rank_that_exits_or_hangs_stops_the_rest_and_leaves_n
     group, logs = ranks.LiveKernels(), [tmp_path / "rank-0.log", tmp_path / "rank-1.log"]
     started = time.monotonic()
     outcomes, helper_logs = ranks.run_processes(
-        launch, lambda rank: [sys.executable, "-c", code], sys.executable,
-        {**os.environ, marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 8 if fault == "hangs" else 300,
-        logs, group)
+        ranks.Plan(launch, sys.executable, {**os.environ, marker.split("=")[0]: marker.split("=")[1]}, tmp_path, group),
+        lambda rank: [sys.executable, "-c", code], 8 if fault == "hangs" else 300, logs)
     took = time.monotonic() - started
     assert [log.read_text().splitlines()[0] for log in logs] == ["rank 0 of 2", "rank 1 of 2"]
     if fault == "exits":
@@ -162,8 +162,8 @@ def test_worker_processes_that_all_succeed_are_ok_and_pinned_to_cores_of_their_o
     launch = ranks.Launch(workers=2, env={"R": "$rank"})
     logs = [tmp_path / "rank-0.log", tmp_path / "rank-1.log"]
     code = "import os; print(os.environ['R'], sorted(os.sched_getaffinity(0)))"
-    outcomes, _ = ranks.run_processes(launch, lambda rank: [sys.executable, "-c", code], sys.executable,
-                                      dict(os.environ), tmp_path, 60, logs, ranks.LiveKernels())
+    outcomes, _ = ranks.run_processes(ranks.Plan(launch, sys.executable, dict(os.environ), tmp_path),
+                                      lambda rank: [sys.executable, "-c", code], 60, logs)
     assert outcomes == [(Outcome.OK, "")] * 2
     cores = [log.read_text().split(" ", 1)[1].strip() for log in logs]
     if len(os.sched_getaffinity(0)) >= 2:
@@ -228,9 +228,9 @@ def test_mpi_ranks_that_mpiexec_starts_are_kernels_the_build_drives_pinned_and_l
              "job = (me, *me.parents()[:2])      # this kernel, rank_start, the launcher\n"
              "print('listening', sorted({c.laddr.ip for p in job for c in p.net_connections('inet')\n"
              "                           if c.status == 'LISTEN'}))")
-    job = ranks.run(snippet(("setup", MPI_SETUP), ("train", train)), "rosetta-chainer", str(CHAINER),
-                    {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 120,
-                    ranks.launch_of(project.framework("chainer"), 2))
+    plan = ranks.Plan(ranks.launch_of(project.framework("chainer"), 2), str(CHAINER),
+                      {marker.split("=")[0]: marker.split("=")[1]}, tmp_path)
+    job = ranks.run(snippet(("setup", MPI_SETUP), ("train", train)), "rosetta-chainer", plan, 120)
     assert job.status == Outcome.OK, (job.helper_logs, [r.error for r in job.ranks])
     text = "".join(o.get("text", "") for cell in ranks.merged(job).notebook.cells for o in cell.get("outputs", []))
     assert "rank 0 of 2" in text and "[rank 1] rank 1 of 2" in text
@@ -254,9 +254,9 @@ def test_an_mpi_rank_that_fails_or_hangs_stops_its_peer_and_leaves_no_process(tm
     broken = "raise RuntimeError('rank 1 broke')" if fault == "raises" else "import time; time.sleep(600)"
     train = f"if rank == 1:\n    {broken}\ncomm.allreduce(1)"
     started = time.monotonic()
-    job = ranks.run(snippet(("setup", MPI_SETUP), ("train", train)), "rosetta-chainer", str(CHAINER),
-                    {marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 10,
-                    ranks.launch_of(project.framework("chainer"), 2))
+    plan = ranks.Plan(ranks.launch_of(project.framework("chainer"), 2), str(CHAINER),
+                      {marker.split("=")[0]: marker.split("=")[1]}, tmp_path)
+    job = ranks.run(snippet(("setup", MPI_SETUP), ("train", train)), "rosetta-chainer", plan, 10)
     assert time.monotonic() - started < 45
     tab = ranks.merged(job)
     if fault == "raises":
@@ -283,9 +283,9 @@ def test_mpi_worker_processes_a_rank_that_exits_ends_the_job_and_a_hang_its_time
     logs, group = [tmp_path / "rank-0.log", tmp_path / "rank-1.log"], ranks.LiveKernels()
     started = time.monotonic()
     outcomes, _ = ranks.run_processes(
-        ranks.launch_of(project.framework("chainer"), 2), lambda rank: [str(CHAINER), "-c", code], str(CHAINER),
-        {**os.environ, marker.split("=")[0]: marker.split("=")[1]}, tmp_path, 8 if fault == "hangs" else 120,
-        logs, group)
+        ranks.Plan(ranks.launch_of(project.framework("chainer"), 2), str(CHAINER),
+                   {**os.environ, marker.split("=")[0]: marker.split("=")[1]}, tmp_path, group),
+        lambda rank: [str(CHAINER), "-c", code], 8 if fault == "hangs" else 120, logs)
     took = time.monotonic() - started
     assert [log.read_text().splitlines()[0] for log in logs] == ["rank 0 of 2", "rank 1 of 2"]
     if fault == "exits":

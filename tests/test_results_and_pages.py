@@ -79,12 +79,12 @@ def test_two_machines_of_one_model_at_different_rates_never_share_a_name(monkeyp
 
 def test_cache_key_changes_with_snippet_env_profile(project, tmp_path):
     example = project.example("cnn_cifar10")
-    key = results.cache_key(example, "pytorch", "env1", "cpu", "m", 1)
-    assert key == results.cache_key(example, "pytorch", "env1", "cpu", "m", 1)
-    assert key != results.cache_key(example, "pytorch", "env2", "cpu", "m", 1)
-    assert key != results.cache_key(example, "pytorch", "env1", "full", "m", 1)
-    assert key != results.cache_key(example, "mxnet", "env1", "cpu", "m", 1)
-    assert key != results.cache_key(example, "pytorch", "env1", "cpu", "m", 3)
+    key = results.cache_key(example, "pytorch", "env1", "cpu", "m", results.RunInputs(1))
+    assert key == results.cache_key(example, "pytorch", "env1", "cpu", "m", results.RunInputs(1))
+    assert key != results.cache_key(example, "pytorch", "env2", "cpu", "m", results.RunInputs(1))
+    assert key != results.cache_key(example, "pytorch", "env1", "full", "m", results.RunInputs(1))
+    assert key != results.cache_key(example, "mxnet", "env1", "cpu", "m", results.RunInputs(1))
+    assert key != results.cache_key(example, "pytorch", "env1", "cpu", "m", results.RunInputs(3))
 
 
 def test_summary_and_time_format():

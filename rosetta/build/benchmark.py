@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import model
 from ..project import Example, Framework, Project, expand
 from ..settings import Settings, with_overrides
 from . import environments, ranks, results, store
@@ -63,11 +64,12 @@ def run_once(context: RunContext, example: Example, fw: Framework, snippet, kern
              workers: int | None = None):
     """One run of a row: one kernel, or a data-parallel example's workers (ranks.py), the tab rank 0's; `workers`
     runs a data-parallel program on another number of workers (1: one process on every core)."""
-    if ranks.workers_of(example) == 1:
+    if model.example_workers(example) == 1:
         return execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
     workers = workers or ranks.workers_here(example, context.machine_info)
-    job = ranks.run(snippet, fw.kernel_name, str(environments.venv_python(context.project, fw)), kernel_env, run_dir,
-                    context.options.timeout, ranks.launch_of(fw, workers), fw.kernel_transport)
+    plan = ranks.Plan(ranks.launch_of(fw, workers), str(environments.venv_python(context.project, fw)), kernel_env,
+                      run_dir)
+    job = ranks.run(snippet, fw.kernel_name, plan, context.options.timeout, fw.kernel_transport)
     return ranks.merged(job)
 
 
@@ -79,8 +81,7 @@ def executions(context: RunContext, example: Example, fw: Framework, snippet,
     run_dir = project.build / "run" / example.name / fw.name
     run_dir.mkdir(parents=True, exist_ok=True)
     write_working_files(project, fw, run_dir)
-    kernel_env = {"ROSETTA_PROFILE": context.profile, "ROSETTA_SNIPPETS": str(project.snippets),
-                  "PYTHONHASHSEED": "0", **environments.process_variables(project, fw, context.profile)}
+    kernel_env = environments.child_variables(project, fw, context.profile)
     runs, execution = [], None
     for repeat in range(repeats):
         alone = " as 1 process" if workers == 1 else ""
@@ -161,9 +162,10 @@ def run_row(context: RunContext, example: Example, fw: Framework, snippet, data:
 
 
 def row_key(context: RunContext, example: Example, fw: Framework, data: Data) -> str:
+    inputs = results.RunInputs(context.options.repeats, run_settings(context, example, fw.name).as_dict(),
+                               data.identity())
     return results.cache_key(example, fw, context.envs[fw.name].fingerprint_hash, context.profile, context.machine,
-                             context.options.repeats, run_settings(context, example, fw.name).as_dict(),
-                             data.identity())
+                             inputs)
 
 
 def jobs(context: RunContext, example: Example, selected: frozenset[str]) -> list[Job]:

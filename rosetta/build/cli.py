@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import model
 from ..project import PROFILES, REPO_ROOT, Project, UsageError, check_name, resolve_profile
 from ..site import gather, pages
 from . import lessons, stages, variables
@@ -73,6 +74,7 @@ def context_of(args) -> RunContext:
     """The run context of the command line (UsageError: a name or a setting that cannot be used)."""
     published = tuple(folder.resolve() for folder in args.from_results or [])
     project = Project(root=args.root.resolve(), results=args.results.resolve() if args.results else None)
+    model.check_project(project)          # (every row's and example's file: a misspelt key stops here, named)
     profile = resolve_profile(args.profile) if not published or args.profile else None
     all_frameworks, all_examples = project.frameworks(), project.examples()
     all_lessons, lesson_problems = lessons.all_lessons(project)

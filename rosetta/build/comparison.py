@@ -19,11 +19,12 @@ OPERATIONS_TOLERANCE = 0.01              # neutral operation count vs a framewor
 COUNTED = {"forward": "forward GFLOPs per sample", "train": "training GFLOPs per sample"}
 
 
-def measure(spec: neutral.Spec, run, candidates: list, runnable: list, skipped: dict, initial: dict, inputs: dict,
-            seed: int, parallel) -> dict:
-    """Every runnable row from the same inputs, every pair compared, then the noise floor and each note's
-    experiment; `skipped` holds the outcome of each candidate that cannot run (no environment, no adapter).
-    Returns the rows' outcomes (arrays taken out), their outputs, the comparisons and the failures."""
+def measure(spec: neutral.Spec, run, candidates: list, skipped: dict, inputs: dict, seed: int, parallel) -> dict:
+    """Every runnable row from the same inputs (initial weights and batches), every pair compared, then the noise
+    floor and each note's experiment; `skipped` holds the outcome of each candidate that cannot run (no
+    environment, no adapter). Returns the rows' outcomes (arrays taken out), their outputs, the comparisons and
+    the failures."""
+    runnable = [fw for fw in candidates if fw.name not in skipped]
     base_runs = parallel([lambda fw=fw: run(fw, inputs, "base", train_cell=True) for fw in runnable])
     outputs, ran = {}, {}
     for fw, outcome in zip(runnable, base_runs):
@@ -34,7 +35,7 @@ def measure(spec: neutral.Spec, run, candidates: list, runnable: list, skipped: 
         ran[fw.name] = outcome
     per_framework = {fw.name: ran.get(fw.name, skipped.get(fw.name)) for fw in candidates
                      if fw.name in ran or fw.name in skipped}
-    compared = compare(spec, initial, outputs)
+    compared = compare(spec, inputs["weights"], outputs)
     failures = compared.pop("failures")
     failures += [f"{name}: {info['status']}: {info['reason']}" for name, info in per_framework.items()
                  if info["status"] in ("failed", "timeout")]

@@ -20,18 +20,17 @@ import hashlib
 import json
 import os
 import shutil
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from .. import neutral
+from .. import model, neutral
 from ..conversion_worker import MODEL_FILE
 from ..onnx_check_worker import WHOLE_FILE
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, equivalence, identity, results, store
+from . import comparison, environments, equivalence, identity, jobs, results, store, workers
 from .context import RunContext
 from .jobs import Job
 from .outcome import Outcome
@@ -66,27 +65,14 @@ def tab_path(example: Example, fw: Framework | str) -> Path:
     return script_in(tabs_folder(example), fw)
 
 
-def left_out(example: Example) -> list[dict]:
-    """The rows without an export tab, and why ([[left_out]] in snippets/<example>/onnx/left_out.toml)."""
-    path = tabs_folder(example) / "left_out.toml"
-    return tomllib.loads(path.read_text()).get("left_out", []) if path.exists() else []
-
-
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
     """The rows with a snippet and an export tab."""
     return [fw for fw in equivalence.candidates_of(example, frameworks) if tab_path(example, fw).exists()]
 
 
-def export_environment(fw: Framework) -> str:
-    """The environment of its own that a row's export runs in, where the exporter cannot join the one its
-    tabs are timed in (`export_environment` in that one's envs/<name>.toml; jax2onnx's pins against Flax's):
-    envs/<export_environment>.txt, no row, no kernel. "" where the row exports in its own."""
-    return tomllib.loads(fw.definition.read_text()).get("export_environment", "") if fw.definition else ""
-
-
 def exporter(fw: Framework) -> Framework:
     """The row as its export runs: in its export environment, with its own [variables] (KERAS_BACKEND)."""
-    name = export_environment(fw)
+    name = model.export_environment(fw)
     if not name:
         return fw
     return replace(fw, environment=name, environment_label=f"{fw.environment_label} (ONNX export)",
@@ -96,7 +82,7 @@ def exporter(fw: Framework) -> Framework:
 
 def export_env(envs: dict, fw: Framework):
     """The environment status of where a row's export runs (set up by stages.set_up)."""
-    return envs.get(export_environment(fw) or fw.name)
+    return envs.get(model.export_environment(fw) or fw.name)
 
 
 def files_folder(results_root: Path, machine: str, profile: str, example: Example) -> Path:
@@ -113,7 +99,7 @@ def cache_key(project: Project, example: Example, candidates: list[Framework], e
         digest.update(fw.name.encode() + identity.snippet_identity(example.snippet_path(fw)).encode()
                       + identity.python_identity(tab_path(example, fw).read_text()).encode()
                       + file_bytes(equivalence.adapter_path(example, fw)))
-        for env in [envs.get(fw.name), *([export_env(envs, fw)] if export_environment(fw) else [])]:
+        for env in [envs.get(fw.name), *([export_env(envs, fw)] if model.export_environment(fw) else [])]:
             digest.update(env.fingerprint_hash.encode() if env is not None and env.ok else b"-")
     digest.update((runtime.fingerprint_hash if runtime is not None and runtime.ok else "-").encode())
     for path in sorted(equivalence.spec_folder(example).glob("*.toml")):
@@ -149,10 +135,10 @@ def export_row(context: RunContext, example: Example, fw: Framework, spec: neutr
     run_dir = context.project.build / "run" / example.name         # outside snippets/: no self-import
     run_dir.mkdir(parents=True, exist_ok=True)
     exporting = exporter(fw)
-    command = [*equivalence.pinned_to(cores), str(environments.venv_python(context.project, exporting)), "-P", "-m",
+    command = [*workers.pinned_to(cores), str(environments.venv_python(context.project, exporting)), "-P", "-m",
                "rosetta.conversion_worker", str(job_dir)]
-    status, reason = equivalence.run_process(
-        command, run_dir, equivalence.worker_environment(context.project, context.profile, exporting, spec, job_dir),
+    status, reason = workers.run_process(
+        command, run_dir, workers.worker_environment(context.project, context.profile, exporting, spec, job_dir),
         job_dir / "log.txt")
     if status != Outcome.OK:
         return {"status": status, "reason": reason}
@@ -166,8 +152,8 @@ def check_files(context: RunContext, example: Example, spec: neutral.Spec, job_d
     command = [str(environments.venv_python(context.project, runtime)), "-P", "-m", "rosetta.onnx_check_worker",
                *map(str, job_dirs)]
     run_dir = context.project.build / "run" / example.name
-    env = {**os.environ, "PYTHONHASHSEED": "0", **environments.process_variables(context.project, runtime)}
-    return equivalence.run_process(command, run_dir, env, folder / "check-log.txt")
+    env = {**os.environ, **environments.child_variables(context.project, runtime)}
+    return workers.run_process(command, run_dir, env, folder / "check-log.txt")
 
 
 def time_files(context: RunContext, example: Example, rows: list[str], work: Path, folder: Path) -> dict:
@@ -180,8 +166,8 @@ def time_files(context: RunContext, example: Example, rows: list[str], work: Pat
     runtime = next(fw for fw in context.frameworks if fw.name == RUNTIME_ROW)
     command = [str(environments.venv_python(context.project, runtime)), "-P", "-m", "rosetta.onnx_timing_worker",
                str(work / "timing-spec.json")]
-    env = {**os.environ, "PYTHONHASHSEED": "0", **environments.process_variables(context.project, runtime)}
-    status, reason = equivalence.run_process(command, context.project.build / "run" / example.name, env,
+    env = {**os.environ, **environments.child_variables(context.project, runtime)}
+    status, reason = workers.run_process(command, context.project.build / "run" / example.name, env,
                                              folder / "timing-log.txt")
     if status != Outcome.OK:
         return {"status": status, "reason": reason}
@@ -232,15 +218,15 @@ def convert(context: RunContext, example: Example, candidates: list[Framework], 
             rows[fw.name] = {"status": Outcome.NO_ADAPTER, "reason": "no equivalence adapter to load the weights"}
         else:
             runnable.append(fw)
-    workers = equivalence.parallel_workers(context.machine_info, context.variables.check_workers)
-    cores = equivalence.core_groups(workers)
+    at_once = jobs.parallel_workers(context.machine_info, context.variables.check_workers)
+    cores = workers.core_groups(at_once)
 
     def task(index: int, fw: Framework):
         return lambda: export_row(context, example, fw, spec, inputs, work / fw.name, cores[index % len(cores)])
 
     # Two at a time on a CPU machine, each on its own core (as the equivalence workers): nothing here is timed.
-    for fw, exported in zip(runnable, equivalence.in_parallel(
-            [task(i, fw) for i, fw in enumerate(runnable)], workers)):
+    for fw, exported in zip(runnable, workers.in_parallel(
+            [task(i, fw) for i, fw in enumerate(runnable)], at_once)):
         rows[fw.name] = exported
         words = (f"exported in {exported['seconds']:.1f} s" if exported.get("exported") else
                  f"export refused: {exported['message']}" if exported["status"] == Outcome.OK else
@@ -284,8 +270,8 @@ def convert(context: RunContext, example: Example, candidates: list[Framework], 
         packages = {**env.fingerprint.get("packages", {}), "python": env.fingerprint.get("python")}
         rows[fw.name]["exporter_versions"] = {**results.key_packages(fw, packages),
                                               **{name: packages[name] for name in EXPORTERS if name in packages}}
-        if export_environment(fw):
-            rows[fw.name]["export_environment"] = export_environment(fw)
+        if model.export_environment(fw):
+            rows[fw.name]["export_environment"] = model.export_environment(fw)
     return {"api_version": store.CONVERSION.api_version, "example": example.name, "profile": profile,
             "machine": context.machine, "machine_label": results.machine_label(context.machine_info),
             "cache_key": key, "date": results.now(),

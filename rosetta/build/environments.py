@@ -31,10 +31,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import model
 from ..project import REPO_ROOT, Framework, Project, expand
 from . import variables
 from .files import write_atomically
@@ -109,25 +109,26 @@ def venv_folder(project: Project, fw: Framework) -> Path:
 UNTIMED_PROFILES = ("smoke",)          # profiles whose runs check that scripts run, and measure nothing
 
 
-@functools.cache
-def untimed_variables(definition: Path | None) -> dict[str, str]:
-    """A row's [untimed_variables] (envs/<row>.toml): settings that make an untimed run faster and would change
-    a measurement (XLA's optimisation level). Read here, not into Framework: rosetta/project.py is code the
-    snippets run, and a new field there would make every measured result stale."""
-    if definition is None or not definition.exists():
-        return {}
-    return {str(k): str(v) for k, v in tomllib.loads(definition.read_text()).get("untimed_variables", {}).items()}
-
-
 def process_variables(project: Project, fw: Framework, profile: str = "") -> dict[str, str]:
     """The environment variables of every process that runs this row's code (kernel, equivalence
     worker, fairness harness, lessons): its name, for its own sizes, and its [variables], expanded; at a
     profile that times nothing (`profile` in UNTIMED_PROFILES), its [untimed_variables] too."""
-    chosen = {**fw.variables, **(untimed_variables(fw.definition) if profile in UNTIMED_PROFILES else {})}
+    chosen = {**fw.variables, **(model.untimed_variables(fw) if profile in UNTIMED_PROFILES else {})}
     found = {"ROSETTA_ROW": fw.name, **{key: expand(value, venv_folder(project, fw)) for key, value in chosen.items()}}
     if existing_python(fw) is not None:   # no .pth file in someone else's Python: the path says where rosetta is
         found["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
     return found
+
+
+def child_variables(project: Project, fw: Framework, profile: str = "", **extra: str) -> dict[str, str]:
+    """What every process that runs a row's code gets on top of the build's own environment (a kernel, an
+    equivalence or export worker, the fairness harness's runs, a probe of its versions or its peak): a fixed
+    PYTHONHASHSEED (dict and set order as in every other run), the project's folders the helpers read
+    (ROSETTA_SNIPPETS, ROSETTA_LESSONS), the profile (ROSETTA_PROFILE, where one is given), the row's own
+    variables (process_variables), then `extra`."""
+    found = {"PYTHONHASHSEED": "0", "ROSETTA_SNIPPETS": str(project.snippets), "ROSETTA_LESSONS": str(project.lessons),
+             **({"ROSETTA_PROFILE": profile} if profile else {})}
+    return {**found, **process_variables(project, fw, profile), **extra}
 
 
 def kernel_argv(project: Project, fw: Framework) -> list[str]:
@@ -281,7 +282,7 @@ def _install_npm(project: Project, fw: Framework, log) -> int:
     if not deno.exists():
         raise RuntimeError(f"{fw.definition.name} lists npm packages but {fw.requirements.name} installs no deno")
     _run([str(deno), "cache", *(f"npm:{spec}" for spec in fw.npm)], log,
-         {**os.environ, **process_variables(project, fw)})
+         {**os.environ, **child_variables(project, fw)})
     return len(fw.npm)
 
 

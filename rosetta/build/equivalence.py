@@ -21,33 +21,31 @@ import json
 import os
 import queue
 import shutil
-import subprocess
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
 
-from .. import neutral
+from .. import model, neutral
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, identity, jobs, ranks, results, store
+from . import comparison, environments, identity, ranks, results, store
 from .context import RunContext
-from .jobs import Job, parallel_workers  # noqa: F401  (equivalence.parallel_workers: the checks' own)
+from .jobs import Job, parallel_workers
 from .outcome import Outcome
 from .snippets import SnippetError, parse
+from .workers import LIVE, WORKER_TIMEOUT, core_groups, in_parallel, pinned_to, run_process, worker_environment
 
 FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
 RANKS_CODE = ("rosetta/cell_worker.py", "rosetta/build/ranks.py", "rosetta/rank_start.py")   # a data-parallel check
-WORKER_TIMEOUT = 900                     # seconds for one framework's whole check
 
 
 def worker_code(example: Example) -> tuple[str, ...]:
     """The code files a check's numbers depend on besides its snippets and adapters."""
-    return WORKER_CODE + (RANKS_CODE if ranks.workers_of(example) > 1 else ())
+    return WORKER_CODE + (RANKS_CODE if model.example_workers(example) > 1 else ())
 
 
 def spec_folder(example: Example) -> Path:
@@ -101,90 +99,6 @@ def step_codes(example: Example, path: Path) -> tuple[str, str]:
     return "\n\n".join(s.code for s in steps[:end]), timed
 
 
-class LiveWorkers:
-    """The worker processes running now (from any thread), so that an interrupted check can end them all:
-    a KeyboardInterrupt reaches the main thread only, while the workers wait in other threads."""
-
-    def __init__(self):
-        self.processes: set[subprocess.Popen] = set()
-        self.lock = threading.Lock()
-
-    def run(self, command: list[str], cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
-        with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) as process:
-            with self.lock:
-                self.processes.add(process)
-            try:
-                stdout, stderr = process.communicate(timeout=timeout)
-            except BaseException:            # a timeout, or an interruption in this thread
-                process.kill()
-                process.wait()
-                raise
-            finally:
-                with self.lock:
-                    self.processes.discard(process)
-        return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
-
-    def add(self, process: subprocess.Popen) -> None:       # (a data-parallel row's ranks and helpers)
-        with self.lock:
-            self.processes.add(process)
-
-    def discard(self, process: subprocess.Popen) -> None:
-        with self.lock:
-            self.processes.discard(process)
-
-    def kill_all(self) -> None:
-        with self.lock:
-            running = list(self.processes)
-        for process in running:
-            process.kill()
-        for process in running:
-            process.wait()
-
-
-LIVE = LiveWorkers()
-
-
-def core_groups(workers: int) -> list[tuple[int, ...]]:
-    """This process's CPUs in `workers` groups, one per worker running side by side; none (no pinning) for
-    one worker or where `taskset` is missing. Every framework sizes its thread pools from the CPUs it may
-    run on (OpenMP, OpenBLAS, oneDNN, Eigen, XLA), so two workers that each see both cores of a 2-core
-    machine run four busy threads on two. Measured on a 2-core Xeon: PyTorch's GRU worker beside another
-    took 29 s unpinned and 3.4 s pinned; the GRU check as a whole 86 s and 45 s."""
-    groups = jobs.core_groups(workers)
-    if workers <= 1 or len(groups) < workers or not shutil.which("taskset"):
-        return [()] * max(1, workers)
-    return groups
-
-
-def pinned_to(cores: tuple[int, ...]) -> list[str]:
-    """The command prefix that runs a process on these CPUs only (util-linux's taskset execs it)."""
-    return ["taskset", "--cpu-list", ",".join(map(str, cores))] if cores else []
-
-
-def in_parallel(tasks: list, workers: int) -> list:
-    """Call each task (a function of no arguments) with at most `workers` at a time; their results in
-    order. An interruption (Ctrl-C, SIGTERM) kills every worker process and cancels what had not started."""
-    if workers <= 1 or len(tasks) <= 1:
-        try:
-            return [task() for task in tasks]
-        except BaseException:
-            LIVE.kill_all()
-            raise
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="equivalence")
-    try:
-        futures = [pool.submit(task) for task in tasks]
-        while wait(futures, timeout=0.5).not_done:
-            pass                   # (short waits: a signal's handler runs between them, in this thread)
-        return [future.result() for future in futures]
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        LIVE.kill_all()
-        raise
-    finally:
-        pool.shutdown(wait=True)
-
-
 # --- comparing ---------------------------------------------------------------------------------------
 # --- the stage -----------------------------------------------------------------------------------------
 
@@ -226,7 +140,7 @@ class Runner:
     def __init__(self, context: RunContext, example: Example, spec: neutral.Spec, workers: int = 1,
                  row_keys: dict | None = None):
         self.context, self.example, self.spec, self.log = context, example, spec, context.log
-        self.data_parallel = ranks.workers_of(example) > 1   # its rows run as ranks (run_ranks), this many:
+        self.data_parallel = model.example_workers(example) > 1   # its rows run as ranks (run_ranks), this many:
         self.ranks = ranks.workers_here(example, context.machine_info)
         project = context.project
         self.jobs = itertools.count(1)          # a folder per run: runs side by side never share one
@@ -323,8 +237,9 @@ class Runner:
         env = worker_environment(project, self.context.profile, fw, self.spec, job_dir)
         started = time.perf_counter()
         outcomes, helper_logs = ranks.run_processes(
-            ranks.launch_of(fw, workers), lambda rank: [python, "-P", "-m", module, str(rank_dirs[rank])], python,
-            env, run_dir, WORKER_TIMEOUT, [rank_dir / "log.txt" for rank_dir in rank_dirs], LIVE)
+            ranks.Plan(ranks.launch_of(fw, workers), python, env, run_dir, LIVE),
+            lambda rank: [python, "-P", "-m", module, str(rank_dirs[rank])], WORKER_TIMEOUT,
+            [rank_dir / "log.txt" for rank_dir in rank_dirs])
         seconds = time.perf_counter() - started
         for name, log in helper_logs.items():
             (job_dir / f"{name}.log").write_text(log)
@@ -380,31 +295,6 @@ class Runner:
         return outcome
 
 
-def worker_environment(project: Project, profile: str, fw: Framework, spec: neutral.Spec, job_dir: Path) -> dict:
-    """The environment of a worker that runs a row's snippet steps on the neutral inputs in job_dir (this
-    check's, and the ONNX conversions' export worker)."""
-    env = {**os.environ, "ROSETTA_PROFILE": profile, "ROSETTA_SNIPPETS": str(project.snippets),
-           "ROSETTA_OVERRIDES": json.dumps(spec.overrides), "PYTHONHASHSEED": "0",
-           "TF_CPP_MIN_LOG_LEVEL": "2", neutral.BATCHES_VARIABLE: str(job_dir / "batches.npz"),
-           **environments.process_variables(project, fw, profile)}
-    if "weights" in spec.overrides:
-        env.pop("ROSETTA_WEIGHTS", None)      # the checks bring their own weights: no download
-    return env
-
-
-def run_process(command: list[str], cwd: Path, env: dict, log_file: Path) -> tuple[str, str]:
-    """(status, reason) of one worker process, which gets WORKER_TIMEOUT seconds; its output goes to log_file."""
-    try:
-        done = LIVE.run(command, cwd=cwd, env=env, timeout=WORKER_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return Outcome.TIMEOUT, f"no answer within {WORKER_TIMEOUT} s"
-    log_file.write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        tail = [line for line in done.stderr.strip().splitlines() if line.strip()][-1:] or ["(no output)"]
-        return Outcome.FAILED, f"worker exited {done.returncode}: {tail[0]}"
-    return Outcome.OK, ""
-
-
 def candidates_of(example: Example, frameworks: list[Framework]) -> list[Framework]:
     return [fw for fw in frameworks if example.snippet_path(fw).exists()]
 
@@ -429,8 +319,7 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
     project, profile, envs, log = context.project, context.profile, context.envs, context.log
     spec = load_spec(project, example, profile)
     seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
-    initial = neutral.initial_weights(spec, seed)
-    inputs = {"weights": initial, "batches": neutral.batches(spec, seed)}
+    inputs = {"weights": neutral.initial_weights(spec, seed), "batches": neutral.batches(spec, seed)}
     per_framework, runnable = {}, []
     for fw in candidates:
         env = envs.get(fw.name)
@@ -445,10 +334,10 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
     row_keys = {fw.name: row_key(project, example, fw, envs[fw.name], spec, profile, context.machine)
                 for fw in runnable}
     # A data-parallel example's rows run one at a time: each run's ranks take a core of their own.
-    workers = 1 if ranks.workers_of(example) > 1 else parallel_workers(context.machine_info,
+    workers = 1 if model.example_workers(example) > 1 else parallel_workers(context.machine_info,
                                                                         context.variables.check_workers)
     run = Runner(context, example, spec, workers, row_keys)
-    measured = comparison.measure(spec, run, candidates, runnable, per_framework, initial, inputs, seed,
+    measured = comparison.measure(spec, run, candidates, per_framework, inputs, seed,
                                   lambda tasks: in_parallel(tasks, workers))
     per_framework, failures = measured["frameworks"], measured["failures"]
     against_one = None

@@ -182,21 +182,30 @@ def _step_of_cell(snippet: Snippet) -> dict[int, str]:
     return {index: step.name for step in snippet.steps for index in step.cell_indices}
 
 
+@dataclass(frozen=True)
+class Rank:
+    """What a kernel that is one rank of a data-parallel job (ranks.py) is run with: the job's group of live
+    processes, which go together when one of them fails, and the kernel the job's launcher started
+    (ranks.LaunchedKernel), if it did, to connect to instead of starting one."""
+    group: LiveKernels
+    kernel_manager: object = None
+
+
 def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int,
-            transport: str = "ipc", group: LiveKernels | None = None, kernel_manager=None) -> Execution:
+            transport: str = "ipc", rank: Rank | None = None) -> Execution:
     """Run the snippet in a fresh kernel; timeout is in seconds per cell (step part). With the "ipc"
     transport the kernel's sockets are files in a folder only this user can open (Jupyter's IPC
-    transport), not TCP ports that anyone on the machine could connect to. `group`: the kernels of one
-    data-parallel job (ranks.py), which go together when one of them fails. `kernel_manager`: a kernel
-    started elsewhere (by an MPI launcher: ranks.LaunchedKernel), to connect to instead of starting one.
+    transport), not TCP ports that anyone on the machine could connect to. `rank`: the kernel is a rank of a
+    data-parallel job (Rank: the job's group, which goes together when one of them fails, and a kernel started
+    elsewhere, by an MPI launcher, to connect to instead of starting one).
 
     A kernel that dies before it answers kernel_info (it never ran a cell) is started once more, and the
     result's notes say so and how the first one ended, in the kernel's own words (its stderr)."""
-    result = _execute_once(snippet, kernel_name, env, cwd, timeout, transport, group, kernel_manager)
-    if not result.died_at_start or kernel_manager is not None:
+    result = _execute_once(snippet, kernel_name, env, cwd, timeout, transport, rank)
+    if not result.died_at_start or (rank is not None and rank.kernel_manager is not None):
         return result
     first = result.error or {}
-    again = _execute_once(snippet, kernel_name, env, cwd, timeout, transport, group, None)
+    again = _execute_once(snippet, kernel_name, env, cwd, timeout, transport, rank)
     again.notes.insert(0, f"{snippet.example}/{snippet.framework}: the kernel died before it answered "
                           f"kernel_info ({first.get('evalue', '')}); started it once more"
                           + (f". Its stderr: {first['kernel_stderr']}" if first.get("kernel_stderr") else ""))
@@ -206,7 +215,9 @@ def execute(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, 
 
 
 def _execute_once(snippet: Snippet, kernel_name: str, env: dict[str, str], cwd: Path, timeout: int,
-                  transport: str, group: LiveKernels | None, kernel_manager) -> Execution:
+                  transport: str, rank: Rank | None) -> Execution:
+    group = rank.group if rank is not None else None
+    kernel_manager = rank.kernel_manager if rank is not None else None
     notebook = copy.deepcopy(snippet.notebook)
     sockets = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
     build_handlers, kernel = BuildSignals(), {}

@@ -14,9 +14,9 @@ import hashlib
 import json
 import re
 import threading
-import tomllib
 from pathlib import Path
 
+from .. import model
 from .snippets import language_of, read_notebook
 
 # Keys of example.toml that only the pages read (everything else reaches a run, or is treated so).
@@ -99,7 +99,7 @@ def script_identity(path: Path) -> str | None:
 
 def definition_values(path: Path) -> dict:
     """The values of an example.toml or lesson.toml that reach a run."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = model.read(path)
     page_keys = LESSON_PAGE_KEYS if path.name == "lesson.toml" else EXAMPLE_PAGE_KEYS
     values = {key: value for key, value in data.items() if key not in page_keys}
     if isinstance(values.get("variants"), dict):

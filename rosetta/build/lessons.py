@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from .. import lesson as lesson_helper  # (the kernel side's helper that lesson scripts import)
+from .. import model
 from ..project import PROFILES, REPO_ROOT, Framework, Project, UsageError, check_name, resolve_profile, script_in
 from . import environments, identity, results, store
 from .context import RunContext
@@ -112,7 +112,7 @@ def check_curve(curve: dict, variants: list[str]) -> str:
 def load_lesson(folder: Path) -> Lesson:
     path = folder / "lesson.toml"
     try:
-        meta = tomllib.loads(path.read_text())
+        meta = model.read(path)
         variants = dict(meta["variants"])
         rules = tuple(dict(rule) for rule in meta.get("rules", ()))
         profiles = {name: dict(sizes) for name, sizes in meta.get("profiles", {}).items()}
@@ -123,7 +123,9 @@ def load_lesson(folder: Path) -> Lesson:
                         requires=meta.get("requires", ""), data_module=meta.get("data_module", ""),
                         left_out=left_out_rows(meta.get("left_out", ())), curve=dict(meta.get("curve", {})),
                         controls=tuple(meta.get("controls", ())))
-    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+    except UsageError as exc:           # (the model's message names the file: not valid TOML, an unknown key)
+        raise LessonError(str(exc)) from None
+    except (OSError, KeyError, TypeError, ValueError) as exc:
         raise LessonError(f"{path}: {type(exc).__name__}: {exc}") from None
     if not rules:
         raise LessonError(f"{path}: no [[rules]]: a lesson states its claim as a rule over what it measures")
@@ -217,9 +219,7 @@ def run_row(context: RunContext, lesson: Lesson, fw: Framework, snippet: Snippet
     # The kernel's cwd, outside lessons/, one per row: rows of a lesson may run side by side (jobs.side_by_side).
     run_dir = project.build / "run" / store.LESSON.folder / lesson.name / fw.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    kernel_env = {"ROSETTA_PROFILE": profile, "ROSETTA_LESSONS": str(project.lessons),
-                  "ROSETTA_SNIPPETS": str(project.snippets), "PYTHONHASHSEED": "0",
-                  **environments.process_variables(project, fw, profile)}
+    kernel_env = environments.child_variables(project, fw, profile)
     execution = execute(snippet, fw.kernel_name, kernel_env, run_dir, context.options.timeout, fw.kernel_transport)
     for note in execution.notes:       # (a kernel that died as it started, started again)
         context.log(f"  lesson {note}")

@@ -24,7 +24,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,8 +33,9 @@ from jupyter_client.connect import write_connection_file
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 
+from .. import model
 from . import ports
-from .execute import KERNELS, Execution, LiveKernels, execute
+from .execute import KERNELS, Execution, LiveKernels, Rank, execute
 from .jobs import core_groups
 from .outcome import Outcome
 from .snippets import Snippet
@@ -65,42 +65,41 @@ class Launch:
     runner: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Plan:
+    """One start of a row's ranks, read by every step of it: the row's launch, the interpreter, environment and
+    working folder of its processes, the group of live processes that an interruption ends, and the loopback
+    ports (ports[0]: the coordinator's, $port) and cores (a group per rank) chosen for this start."""
+    launch: Launch
+    python: str
+    env: dict[str, str]
+    cwd: Path
+    group: LiveKernels = field(default_factory=LiveKernels)
+    ports: list[int] = field(default_factory=list)
+    cores: list[tuple[int, ...]] = field(default_factory=list)
+
+    def __post_init__(self):
+        if not self.ports:
+            object.__setattr__(self, "ports", free_ports(self.launch.workers + 1))
+        if not self.cores:       # each rank on cores of its own, as a launcher's --bind-to core would
+            object.__setattr__(self, "cores", core_groups(self.launch.workers))
+
+
 class NoDataParallel(Exception):
     """A row whose envs/<row>.toml says nothing of how it trains on several workers."""
-
-
-def workers_of(example) -> int:
-    """How many processes each row of the example runs as: its example.toml's [data_parallel] workers (1: none).
-    (Read here, not in project.py: that module is part of every result's code identity.)"""
-    return int(data_parallel(example.folder / "example.toml").get("workers", 1))
 
 
 def workers_here(example, machine_info: dict) -> int:
     """How many processes each row of the example runs as on this machine: the example's count on a CPU (each
     worker on cores of its own); on a machine with GPUs one worker per GPU, at most that count (NCCL and the
     snippets' LOCAL_RANK take a device per process: 2 workers on 1 GPU would ask for a second one)."""
-    workers, gpus = workers_of(example), len(machine_info.get("gpus") or ())
+    workers, gpus = model.example_workers(example), len(machine_info.get("gpus") or ())
     return min(workers, gpus) if gpus else workers
-
-
-def left_out(example) -> list[dict]:
-    """The rows without a program of the example, and why ([[left_out]] rows = [...], why = "...")."""
-    path = example.folder / "example.toml"
-    return tomllib.loads(path.read_text()).get("left_out", []) if path.exists() else []
-
-
-def data_parallel(toml: Path | None) -> dict:
-    return tomllib.loads(toml.read_text()).get("data_parallel", {}) if toml and toml.exists() else {}
-
-
-def row_data_parallel(fw) -> dict:
-    """The row's own [data_parallel] table (envs/<row>.toml: a Keras row's, not its environment's)."""
-    return data_parallel(fw.definition.parent / f"{fw.name}.toml" if fw.definition else None)
 
 
 def launch_of(fw, workers: int) -> Launch:
     """A row's launch, from its [data_parallel] table."""
-    table = row_data_parallel(fw)
+    table = model.row_data_parallel(fw)
     if not (table.get("env") or table.get("start")):
         raise NoDataParallel(f"envs/{fw.name}.toml has no [data_parallel] table with the variables of a worker "
                              f"or a launcher to start: this row has no way here to start {workers} workers "
@@ -112,7 +111,7 @@ def launch_of(fw, workers: int) -> Launch:
 
 def launch_problem(example, fw) -> str:
     """Why the row cannot run as the example's workers ("" when it can, or when the example has one worker)."""
-    workers = workers_of(example)
+    workers = model.example_workers(example)
     if workers == 1:
         return ""
     try:
@@ -153,19 +152,18 @@ class Job:
         return self.ranks[self.first_failure].status
 
 
-def _start_helpers(launch: Launch, python: str, ports: list[int], cwd: Path, env: dict[str, str],
-                   group: LiveKernels) -> list[tuple[Helper, subprocess.Popen, Path]]:
+def _start_helpers(plan: Plan) -> list[tuple[Helper, subprocess.Popen, Path]]:
     started = []
-    for helper in launch.helpers:
+    for helper in plan.launch.helpers:
         handle, name = tempfile.mkstemp(prefix=f"rosetta-{helper.name}-", suffix=".log")
         log = Path(name)
         with os.fdopen(handle, "w") as out:
             process = subprocess.Popen(
-                [python, "-c", helper.code], cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                env={**os.environ, **env, **fill(helper.env, values(launch, ports, None))},
+                [plan.python, "-c", helper.code], cwd=plan.cwd, stdout=out, stderr=subprocess.STDOUT,
+                env={**os.environ, **plan.env, **fill(helper.env, values(plan.launch, plan.ports, None))},
                 start_new_session=True)          # its own process group: Ctrl-C reaches the build only
         KERNELS.add(process)
-        group.add(process)
+        plan.group.add(process)
         started.append((helper, process, log))
     return started
 
@@ -238,13 +236,12 @@ def launcher_command(launch: Launch, python: str, ports: list[int], cores: list[
     return command
 
 
-def _launch(launch: Launch, command: list[str], python: str, env: dict[str, str], ports: list[int], cwd: Path,
-            log, group) -> JobProcess:
+def _launch(plan: Plan, command: list[str], env: dict[str, str], log) -> JobProcess:
     process = JobProcess(subprocess.Popen(
-        command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**env, **fill(launch.env, launcher_values(launch, ports, python))}))
+        command, cwd=plan.cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**env, **fill(plan.launch.env, launcher_values(plan.launch, plan.ports, plan.python))}))
     KERNELS.add(process)
-    group.add(process)
+    plan.group.add(process)
     return process
 
 
@@ -275,20 +272,19 @@ def kernel_sockets(transport: str, ipc_path: str) -> dict:
                                       ports.take(5)))}
 
 
-def _launch_kernels(launch: Launch, kernel_name: str, python: str, env: dict[str, str], cwd: Path,
-                    ports: list[int], cores, transport: str, group) -> LaunchedKernels:
+def _launch_kernels(plan: Plan, kernel_name: str, transport: str) -> LaunchedKernels:
     """Start the launcher with a kernel of `kernel_name` per rank: its kernelspec's command, each with a
     connection file written here first (so the build knows where to connect before the kernels exist)."""
     spec = KernelSpecManager().get_kernel_spec(kernel_name)
     folder = tempfile.mkdtemp(prefix="rosetta-kernel-")       # mode 0700: this user's only
     files = [write_connection_file(os.path.join(folder, f"rank-{rank}.json"), transport=transport,
                                    **kernel_sockets(transport, os.path.join(folder, f"k{rank}")))[0]
-             for rank in range(launch.workers)]
+             for rank in range(plan.launch.workers)]
     programs = [[word.replace("{connection_file}", file) for word in spec.argv] for file in files]
     log = Path(folder) / "launcher.log"
-    command = launcher_command(launch, python, ports, cores, programs, ["-"] * launch.workers)
+    command = launcher_command(plan.launch, plan.python, plan.ports, plan.cores, programs, ["-"] * plan.launch.workers)
     with open(log, "w") as out:
-        process = _launch(launch, command, python, {**os.environ, **spec.env, **env}, ports, cwd, out, group)
+        process = _launch(plan, command, {**os.environ, **spec.env, **plan.env}, out)
     return LaunchedKernels(process, files, folder, log)
 
 
@@ -326,30 +322,27 @@ class LaunchedKernel(AsyncKernelManager):
     interrupt_kernel, cleanup_resources = _async_interrupt_kernel, _async_cleanup_resources
 
 
-def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cwd: Path, timeout: int,
-        launch: Launch, transport: str = "ipc") -> Job:
-    """Execute the snippet as launch.workers ranks side by side (threads waiting on kernels); timeout is per
+def run(snippet: Snippet, kernel_name: str, plan: Plan, timeout: int, transport: str = "ipc") -> Job:
+    """Execute the snippet as the plan's ranks side by side (threads waiting on kernels); timeout is per
     cell, as for one kernel. Every rank's kernel and helper is gone when this returns."""
-    ports = free_ports(launch.workers + 1)
-    group = LiveKernels()
+    launch, env, cwd, ports, group = plan.launch, plan.env, plan.cwd, plan.ports, plan.group
     lock = threading.Lock()
     job = Job(ranks=[None] * launch.workers)           # type: ignore[list-item]
-    helpers = _start_helpers(launch, python, ports, cwd, env, group)
+    helpers = _start_helpers(plan)
 
-    # Each rank's kernel on cores of its own (it inherits its thread's), as a launcher's --bind-to core would:
-    # its framework then sizes its thread pools to them. Fewer cores than ranks: they share them all.
-    cores = core_groups(launch.workers)
-    launched = _launch_kernels(launch, kernel_name, python, env, cwd, ports, cores, transport, group) \
-        if launch.start else None
+    # Each rank's kernel on cores of its own (it inherits its thread's): its framework then sizes its thread
+    # pools to them. Fewer cores than ranks: they share them all.
+    cores = plan.cores
+    launched = _launch_kernels(plan, kernel_name, transport) if launch.start else None
 
     def one(rank: int) -> None:
         if launched is not None:                       # started by the row's launcher: connect to it
-            result = execute(snippet, kernel_name, {}, cwd, timeout, transport, group=group,
-                             kernel_manager=LaunchedKernel(launched.connection_files[rank], launched.process))
+            result = execute(snippet, kernel_name, {}, cwd, timeout, transport,
+                             Rank(group, LaunchedKernel(launched.connection_files[rank], launched.process)))
         else:
             os.sched_setaffinity(0, cores[rank % len(cores)])
             rank_env = {**env, **fill(launch.env, values(launch, ports, rank))}
-            result = execute(snippet, kernel_name, rank_env, cwd, timeout, transport, group=group)
+            result = execute(snippet, kernel_name, rank_env, cwd, timeout, transport, Rank(group))
         with lock:
             job.ranks[rank] = result
             if result.status != Outcome.OK and job.first_failure is None:
@@ -377,20 +370,19 @@ def run(snippet: Snippet, kernel_name: str, python: str, env: dict[str, str], cw
     return job
 
 
-def run_processes(launch: Launch, command, python: str, env: dict[str, str], cwd: Path, timeout: float,
-                  logs: list[Path], group) -> tuple[list[tuple[Outcome, str]], dict[str, str]]:
-    """Run command(rank) (an argument list) as launch.workers processes side by side, each with its rank's
+def run_processes(plan: Plan, command, timeout: float, logs: list[Path]) -> tuple[list[tuple[Outcome, str]],
+                                                                                dict[str, str]]:
+    """Run command(rank) (an argument list) as the plan's workers side by side, each with its rank's
     variables and on cores of its own, after the row's helpers: what the equivalence checks run a
     data-parallel row's worker with. Each rank's output goes to logs[rank]. When one exits with an error,
     or the whole job outlasts `timeout` seconds, every other rank and every helper is killed at once (a
-    rank left waiting in a collective would wait for its peer). `group` (add, discard, kill_all) holds the
-    processes while they run, so that an interruption elsewhere ends them all. Returns each rank's
+    rank left waiting in a collective would wait for its peer). The plan's group (add, discard, kill_all) holds
+    the processes while they run, so that an interruption elsewhere ends them all. Returns each rank's
     (status, reason), and the helpers' logs."""
-    ports = free_ports(launch.workers + 1)
-    cores = core_groups(launch.workers)
+    launch, env, cwd, ports, cores, group = plan.launch, plan.env, plan.cwd, plan.ports, plan.cores, plan.group
     if launch.start:
-        return _run_launched(launch, command, python, env, cwd, timeout, logs, group, ports, cores), {}
-    helpers = _start_helpers(launch, python, ports, cwd, env, group)
+        return _run_launched(plan, command, timeout, logs), {}
+    helpers = _start_helpers(plan)
     processes, outcomes = [], [(Outcome.OK, "")] * launch.workers
     try:
         for rank in range(launch.workers):
@@ -435,15 +427,15 @@ def run_processes(launch: Launch, command, python: str, env: dict[str, str], cwd
     return outcomes, helper_logs
 
 
-def _run_launched(launch: Launch, command, python: str, env: dict[str, str], cwd: Path, timeout: float,
-                  logs: list[Path], group, ports: list[int], cores) -> list[tuple[Outcome, str]]:
+def _run_launched(plan: Plan, command, timeout: float, logs: list[Path]) -> list[tuple[Outcome, str]]:
     """run_processes for a row whose launcher starts the ranks (mpiexec): one job, which ends as a whole when a
     rank fails (rank_start ends the launcher then). Each rank's exit status is in its log's .status file: the
     rank that failed has its own; the others were ended by a signal (or never wrote one)."""
+    launch, group = plan.launch, plan.group
     programs = [command(rank) for rank in range(launch.workers)]
     with open(logs[0].with_name("launcher.log"), "w") as out:
-        process = _launch(launch, launcher_command(launch, python, ports, cores, programs, [str(p) for p in logs]),
-                          python, env, ports, cwd, out, group)
+        process = _launch(plan, launcher_command(launch, plan.python, plan.ports, plan.cores, programs,
+                                                 [str(p) for p in logs]), plan.env, out)
     try:
         code = process.wait(timeout)
     except subprocess.TimeoutExpired:

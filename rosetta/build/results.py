@@ -13,6 +13,7 @@ import re
 import shutil
 import statistics
 import subprocess
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -88,8 +89,8 @@ def measure_peak(project: Project, frameworks: list[Framework], envs: dict, size
         try:
             done = subprocess.run([str(env.python), "-P", "-m", "rosetta.matmul_worker", str(code), str(size)],
                                   cwd=project.build, capture_output=True, text=True, timeout=600,
-                                  env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2",
-                                       **environments.process_variables(project, fw)})
+                                  env={**os.environ, **environments.child_variables(project, fw,
+                                                                                     TF_CPP_MIN_LOG_LEVEL="2")})
             by[fw.name] = round(json.loads(done.stdout.strip().splitlines()[-1])["gflops"], 1)
         except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError):
             continue                        # that environment cannot say: the others still can
@@ -229,11 +230,20 @@ def data_identity(data_module: str, kind: str) -> str:
     return f"{source.kind}: {source.identity()}" if source is not None else "not found yet"
 
 
+@dataclass(frozen=True)
+class RunInputs:
+    """How a row is run, for its cache key: the repeats, the resolved settings of the run (which include choices
+    made by environment variables: ROSETTA_WEIGHTS), and which copy of the data set it reads (kind, path, size
+    and time)."""
+    repeats: int = 1
+    settings: dict | None = None
+    data: str = ""
+
+
 def cache_key(example: Example, framework: Framework | str, env_hash: str, profile: str, machine: str,
-              repeats: int, settings: dict | None = None, data: str = "") -> str:
-    """Changes when anything that can change the measurement does; `settings` are the resolved
-    settings of the run, which include choices made by environment variables (ROSETTA_WEIGHTS);
-    `data` says which copy of the data set it reads (kind, path, size and time)."""
+              run: RunInputs) -> str:
+    """Changes when anything that can change the measurement does."""
+    repeats, settings, data = run.repeats, run.settings, run.data
     digest = hashlib.sha256()
     for part in (identity.snippet_identity(example.snippet_path(framework)).encode(),
                  identity.definition_identity(example.folder / "example.toml").encode(),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
+from .. import model
 from ..project import PROFILES, REPO_ROOT
 from . import benchmark, conversion, environments, equivalence, jobs, lessons, results, staleness, store
 from .context import RunContext
@@ -25,14 +26,14 @@ def set_up(context: RunContext) -> RunContext:
     log(f"environments ({project.venvs}):")
     envs = {}
     # (its fingerprint without a row's [variables]: each row adds its own when it runs there)
-    exporters = {conversion.export_environment(fw): replace(conversion.exporter(fw), variables={})
-                 for fw in context.frameworks if conversion.export_environment(fw)}
+    exporters = {model.export_environment(fw): replace(conversion.exporter(fw), variables={})
+                 for fw in context.frameworks if model.export_environment(fw)}
     with CLOCK.timing("environments"):
         for name, fw, kernel in [*((fw.name, fw, True) for fw in context.frameworks),
                                  *((name, fw, False) for name, fw in exporters.items())]:
             doing(f"setting up the {fw.environment} environment")
             selected = fw.name in context.selection.frameworks if kernel else any(
-                conversion.export_environment(other) == name for other in context.frameworks
+                model.export_environment(other) == name for other in context.frameworks
                 if other.name in context.selection.frameworks)
             env = envs[name] = environments.ensure(project, fw, create=selected, kernel=kernel,
                                                    progress=lambda line: log(f"  {line}"))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from .. import neutral
-from ..build import conversion, environments, equivalence, ranks, results, staleness, store
+from .. import model, neutral
+from ..build import conversion, environments, equivalence, results, staleness, store
 from ..build.lessons import Lesson
 from ..build.outcome import Outcome
 from ..build.snippets import SnippetError, Step, group_steps, read_notebook
@@ -266,9 +266,9 @@ def benchmark(site: SiteInput, example: Example, evidence: list[LessonEvidence])
              for name, r in current.items()},
         check=site.checks.get(example.name),
         lessons=evidence,
-        workers=ranks.workers_of(example),
-        launches={fw.name: table for fw in site.frameworks if (table := ranks.row_data_parallel(fw))},
-        left_out=ranks.left_out(example))
+        workers=model.example_workers(example),
+        launches={fw.name: table for fw in site.frameworks if (table := model.row_data_parallel(fw))},
+        left_out=model.example_left_out(example))
 
 
 def benchmark_views(site: SiteInput) -> list[BenchmarkView]:
@@ -688,7 +688,7 @@ def conversion_views(site: SiteInput) -> list[ConversionView]:
             continue
         by_name = {fw.name: fw for fw in site.frameworks}
         left_out = [([by_name[row] for row in entry["rows"] if row in by_name], entry["why"])
-                    for entry in conversion.left_out(example)]
+                    for entry in model.export_left_out(example)]
         native = {row: result for row, result in site.all_results.get(example.name, {}).items()
                   if result.get("status") == Outcome.OK}
         views.append(ConversionView(example, export_tabs(example, site.frameworks),

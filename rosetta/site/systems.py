@@ -9,18 +9,17 @@ in the file); one without a row says whether it installs here or why it cannot. 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import model
 from ..build.outcome import Outcome
-from ..project import Example, Project
+from ..project import Example, Project, UsageError
 from .markup import STATUS_TEXT
 
 SYSTEMS_FILE = "systems.toml"          # under docs/: the one hand-written source of the guide
 TEXT_FIELDS = ("id", "name", "made_by", "language", "graph", "distributed", "fate", "summary")
 TYPED = {"installs": "install", "cannot-install": "reason"}     # a typed status and the field it needs
-KNOWN_FIELDS = {*TEXT_FIELDS, "original", "nearest", "rows", "status", *TYPED.values()}
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -100,18 +99,18 @@ def load_systems(project: Project) -> list[System]:
     """Every system of docs/systems.toml, in file order; SystemsError lists every problem found."""
     path = systems_file(project)
     try:
-        data = tomllib.loads(path.read_text())
+        data = model.parse(path)
     except FileNotFoundError:
         raise SystemsError([f"{path}: missing"]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SystemsError([f"{path}: not valid TOML: {exc}"]) from None
+    except UsageError as exc:
+        raise SystemsError([str(exc)]) from None
     problems = []
     graphs = data.get("graphs")
     if not isinstance(graphs, dict) or not graphs:
         problems.append(f"{path}: no [graphs] table: the vocabulary of the `graph` field")
         graphs = {}
-    for key in sorted(set(data) - {"graphs", "system"}):
-        problems.append(f"{path}: unknown top-level key {key!r} (expected [graphs] and [[system]] entries)")
+    problems += [f"{path}: {problem}" for problem in model.problems_in(
+        {key: value for key, value in data.items() if key != "system"}, model.SYSTEMS)]
     entries = data.get("system", [])
     if not entries:
         problems.append(f"{path}: no [[system]] entry")
@@ -143,8 +142,7 @@ def field_problems(entry: dict, where: str, graphs: dict, seen_ids: set) -> list
             problems.append(f"{where}: missing field {key!r}")
         elif not isinstance(entry[key], str) or not entry[key].strip():
             problems.append(f"{where}: field {key!r} must be a non-empty string")
-    for key in sorted(set(entry) - KNOWN_FIELDS):
-        problems.append(f"{where}: unknown field {key!r}")
+    problems += [f"{where}: {problem}" for problem in model.problems_in(entry, model.SYSTEMS["system"][0])]
     ident = entry.get("id")
     if isinstance(ident, str) and ident:
         if not SLUG.match(ident):
