@@ -280,7 +280,7 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
     versions = results.key_packages(fw, {**fingerprint["packages"], "python": fingerprint["python"]})
     settings = {**known_settings(example, profile), **overrides}
     if "weights" in settings:
-        settings["weights"] = os.environ.get("ROSETTA_WEIGHTS") or settings["weights"]
+        settings["weights"] = variables.read().weights or settings["weights"]
     return {
         "example": example.name, "framework": fw.name, "label": fw.label, "timed_step": example.timed_step,
         "status": "ok" if all(s["status"] == "ok" for s in variants.values()) else "failed",

@@ -90,7 +90,8 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    machine, machine_info = results.this_machine(project, variables.read().machine)
+    given = variables.read()              # (the ROSETTA_* settings, read and checked once)
+    machine, machine_info = results.this_machine(project, given.machine)
     pair = fairness.Pair(project, example, fw, profile, {}, timeout=1800)
     pair.env.update(extra)
     runs = []
@@ -101,8 +102,8 @@ def main(argv=None) -> int:
     timed = [run["seconds"] for run in runs if run["status"] == "ok"]
     record = {"example": example.name, "framework": fw.name, "variant": args.variant, "profile": profile,
               "environment": extra, "machine": machine, "machine_info": machine_info,
-              "data": os.environ.get("ROSETTA_DATA") and "real (ROSETTA_DATA)" or "as the profile says",
-              "weights": os.environ.get("ROSETTA_WEIGHTS", "as the example says"),
+              "data": "real (ROSETTA_DATA)" if given.data else "as the profile says",
+              "weights": given.weights or "as the example says",
               "date": datetime.now(UTC).isoformat(timespec="seconds"),
               "median": statistics.median(timed) if timed else None, "runs": runs}
     suffix = "".join(f"-{name}={value}" for name, value in sorted(extra.items()))

@@ -201,3 +201,54 @@ def test_the_parameter_rule_can_fail(tmp_path):
     module = tmp_path / "x.py"
     module.write_text("class A:\n    def f(self, a, b, c, d, e, f, g, *rest):\n        pass\n")
     assert parameter_counts(module) == {"f (line 2)": 8}
+
+
+def rosetta_variables_read(path: Path) -> set[str]:
+    """The ROSETTA_* names a file reads from its environment (os.environ.get, os.environ[...], os.getenv)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        key = None
+        if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("get", "getenv"):
+            key = node.args[0]
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "environ":
+            key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.startswith("ROSETTA_"):
+            found.add(key.value)
+    return found
+
+
+def test_the_build_and_site_sides_read_rosetta_settings_through_variables_only():
+    """The ROSETTA_* settings are read and checked once, into the run context (rosetta/build/variables.py). The
+    kernel side reads its own (it runs in the kernels); conf.py, Sphinx's process, reads the site's prefix."""
+    for name, path in {**MODULES, **SCRIPTS}.items():
+        if name in ("rosetta.build.variables", "conf.py") or (name in MODULES and side(name) == "kernel"):
+            continue
+        assert not rosetta_variables_read(path), f"{name} reads {rosetta_variables_read(path)}: use variables.read()"
+
+
+def test_the_settings_rule_can_fail(tmp_path):
+    module = tmp_path / "x.py"
+    module.write_text("import os\nA = os.environ.get('ROSETTA_DATA')\nB = os.environ['ROSETTA_WEIGHTS']\n")
+    assert rosetta_variables_read(module) == {"ROSETTA_DATA", "ROSETTA_WEIGHTS"}
+
+
+# What the site side may read of the build side: the records it stored and their vocabulary (the store and
+# its results, outcomes, verdicts, identities and staleness; the parsed programs; the lessons, checks and
+# conversions as definitions), never the machinery that runs things (executing, jobs, ranks, workers, stages).
+BUILD_RECORDS = {"rosetta.build.store", "rosetta.build.results", "rosetta.build.outcome", "rosetta.build.verdict",
+                 "rosetta.build.identity", "rosetta.build.staleness", "rosetta.build.snippets",
+                 "rosetta.build.files", "rosetta.build.lessons", "rosetta.build.equivalence",
+                 "rosetta.build.conversion", "rosetta.build.environments"}
+
+
+def test_the_site_side_reads_the_build_s_records_never_its_machinery():
+    for name, path in MODULES.items():
+        if side(name) != "site":
+            continue
+        used = {".".join(m.split(".")[:3]) for m in imports(path) if m.startswith("rosetta.build.")}
+        used = {m for m in used if m in MODULES}          # (from ..build import x: the module x)
+        assert used <= BUILD_RECORDS, f"{name} imports {sorted(used - BUILD_RECORDS)} of the build's machinery"
+    assert {m for m in MODULES if side(m) == "build"} - BUILD_RECORDS >= {
+        "rosetta.build.execute", "rosetta.build.jobs", "rosetta.build.ranks", "rosetta.build.workers",
+        "rosetta.build.stages", "rosetta.build.cli"}, "the rule leaves out the machinery"

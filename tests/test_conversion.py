@@ -155,9 +155,9 @@ def record(project) -> dict:
 
 def test_the_page_shows_each_export_its_messages_and_the_rows_left_out(tmp_path, project):
     example = project.example("cnn_cifar10")
-    site = gather.SiteInput(project, [example], project.frameworks(), {}, {}, "smoke", "box", {},
+    site = gather.common.SiteInput(project, [example], project.frameworks(), {}, {}, "smoke", "box", {},
                             conversions={"cnn_cifar10": record(project)})
-    views = gather.conversion_views(site)
+    views = gather.conversion.conversion_views(site)
     writer = Writer(tmp_path)
     conversion_page.render(views[0], writer)
     conversion_page.render_index(views, writer)

@@ -16,7 +16,7 @@ from rosetta.build.environments import EnvStatus
 from rosetta.build.lessons import Lesson
 from rosetta.project import Project
 from rosetta.site import diagrams, front_page, gather
-from rosetta.site.gather import LessonsInput, SiteInput
+from rosetta.site.gather.common import LessonsInput, SiteInput
 
 DOT = Path(sys.executable).parent / "graphviz-pure"
 
@@ -147,8 +147,9 @@ def test_the_matrix_has_every_row_and_says_why_a_cell_is_empty(project, tmp_path
     lesson = lesson_for(tmp_path)
     measured = {"faster": {"pytorch": {"status": "ok", "variants": {"a": {"seconds": [2.0, 2.1]},
                                                                         "b": {"seconds": [1.0, 1.1]}}}}}
-    text = front_page.matrix_table(gather.front_views(SiteInput(here, examples, frameworks, current, envs, "cpu", "box",
-                                                          MACHINE, lessons=LessonsInput([lesson], measured, [])))[0])
+    text = front_page.matrix_table(gather.front.front_views(SiteInput(
+        here, examples, frameworks, current, envs, "cpu", "box", MACHINE,
+        lessons=LessonsInput([lesson], measured, [])))[0])
     rows = rows_of(text)
     assert list(rows) == [fw.label for fw in frameworks], "every row, in tab order, installed or not"
     assert text.startswith("Machine: 2-core EPYC, profile `cpu`, this build.")
@@ -174,8 +175,8 @@ def test_the_matrix_gives_each_machine_a_line_in_every_cell(project, tmp_path):
     here = Project(root=REPO, results=tmp_path / "results", extra_results=(tmp_path / "elsewhere",))
     current = {"cnn_cifar10": {"pytorch": ok("pytorch", 1e6, 0.5)}, "resnet50_features": {}, "gru_imdb": {},
                "cnn_cifar10_data_parallel": {}}
-    text = front_page.matrix_table(gather.front_views(SiteInput(here, examples, frameworks, current, {}, "cpu", "box",
-                                                          MACHINE))[0])
+    text = front_page.matrix_table(gather.front.front_views(SiteInput(
+        here, examples, frameworks, current, {}, "cpu", "box", MACHINE))[0])
     # The machines with a benchmark's result (one result file names its machine's label), in folder order;
     # which of them hold the CNN's PyTorch row.
     benchmark_files = {machine.name: sorted(path for ex in examples

@@ -5,7 +5,7 @@ import pytest
 from rosetta.build import results
 from rosetta.project import Project
 from rosetta.site import benchmark_page, framework_page, gather, guide, systems
-from rosetta.site.gather import Columns
+from rosetta.site.gather.common import Columns
 
 # Every system the brief of the guide names, by id.
 REQUIRED_IDS = {"caffe", "caffe2", "tensorflow", "torch7", "pytorch", "theano", "lasagne", "keras", "mxnet", "cntk",
@@ -233,14 +233,15 @@ def test_a_file_that_does_not_validate_is_shown_on_the_guide_page(tiny, capsys):
 
 def test_framework_pages_put_the_original_s_figures_beside_this_build_s_as_rates(tiny):
     alpha, beta = tiny.frameworks()
-    lines = framework_page.history_section(gather.history(tiny, alpha, tiny.examples(), RESULTS))
+    lines = framework_page.history_section(gather.framework.history(tiny, alpha, tiny.examples(), RESULTS))
     text = "\n".join(lines)
     assert "this build ran profile `smoke` on Box" in text and "the 100 samples of the original's run" in text
     row = next(line for line in lines if line.startswith("| Tiny"))
     # The original: 100 samples in 10 s (K80) and 5 s (P100); this build: 100 samples in 2 s.
     assert row == "| Tiny | train, samples/s | 10 (10 s) | 20 (5 s) | 50 (100 samples in 2.00 s) |"
     assert "Tiny: the original reported 75.0% test accuracy after its full run; this build 50.0%" in text
-    beta_text = "\n".join(framework_page.history_section(gather.history(tiny, beta, tiny.examples(), RESULTS)))
+    beta_text = "\n".join(framework_page.history_section(
+        gather.framework.history(tiny, beta, tiny.examples(), RESULTS)))
     assert "The original study had no Beta row. Its nearest rows there, from {doc}`Beta in the guide" in beta_text
     assert "| Gamma | Tiny | K80 20 s, P100 – |" in beta_text
 
@@ -248,8 +249,8 @@ def test_framework_pages_put_the_original_s_figures_beside_this_build_s_as_rates
 def test_a_row_without_any_figure_or_neighbour_says_so(tiny):
     write_systems(tiny.root, {"beta": entry("beta", 'name = "Beta"\nrows = ["beta"]\noriginal = []')})
     beta = tiny.frameworks()[1]
-    text = "\n".join(framework_page.history_section(gather.history(tiny, beta, tiny.examples(), RESULTS)))
+    text = "\n".join(framework_page.history_section(gather.framework.history(tiny, beta, tiny.examples(), RESULTS)))
     assert "The original study had no Beta row. Nor any row near it (see {doc}`Beta in the guide" in text
     (tiny.docs / "systems.toml").unlink()
-    lines = framework_page.history_section(gather.history(tiny, beta, tiny.examples(), RESULTS))
+    lines = framework_page.history_section(gather.framework.history(tiny, beta, tiny.examples(), RESULTS))
     assert lines[2] == "The original study had no Beta row."

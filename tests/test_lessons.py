@@ -241,11 +241,11 @@ def pages_without_results(project, tmp_path, machine_info):
     empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
     found, _ = lessons.all_lessons(project)
     writer = markup.Writer(tmp_path / "gen")
-    site = gather.SiteInput(empty, [], project.frameworks(), {}, {}, "cpu", "test-box", machine_info,
-                            lessons=gather.LessonsInput(found, {}, []))
-    for view in gather.lesson_views(site):
+    site = gather.common.SiteInput(empty, [], project.frameworks(), {}, {}, "cpu", "test-box", machine_info,
+                            lessons=gather.common.LessonsInput(found, {}, []))
+    for view in gather.lessons.lesson_views(site):
         lesson_pages.render_lesson(view, writer)
-    for view in gather.lesson_index_views(site):
+    for view in gather.lessons.lesson_index_views(site):
         lesson_pages.render_index(view, writer)
     return found, tmp_path / "gen"
 
@@ -294,11 +294,11 @@ def test_a_result_held_from_another_machine_is_shown_with_its_machine_never_not_
     found, _ = lessons.all_lessons(project)
     writer = markup.Writer(tmp_path / "gen")
     published = {**BOX, "results_folder": str(tmp_path / "results")}
-    site = gather.SiteInput(here, [], project.frameworks(), {}, {}, "cpu", "test-box", published,
-                            lessons=gather.LessonsInput(found, {}, []))
-    for view in gather.lesson_views(site):
+    site = gather.common.SiteInput(here, [], project.frameworks(), {}, {}, "cpu", "test-box", published,
+                            lessons=gather.common.LessonsInput(found, {}, []))
+    for view in gather.lessons.lesson_views(site):
         lesson_pages.render_lesson(view, writer)
-    for view in gather.lesson_index_views(site):
+    for view in gather.lessons.lesson_index_views(site):
         lesson_pages.render_index(view, writer)
     page = (tmp_path / "gen" / "lessons" / "softmax_twice.md").read_text()
     rows = table_rows(page, "| claim | framework | verdict |")
@@ -307,7 +307,7 @@ def test_a_result_held_from_another_machine_is_shown_with_its_machine_never_not_
     index = (tmp_path / "gen" / "lessons.md").read_text()
     softmax = [row for row in table_rows(index, "| lesson | claim |") if "softmax_twice" in row[0]]
     assert softmax and "nothing was run here" not in softmax[0][2] and " · on " in softmax[0][2], softmax
-    matrix = front_page.matrix_table(gather.front_views(site)[0])
+    matrix = front_page.matrix_table(gather.front.front_views(site)[0])
     pytorch = next(line for line in matrix.splitlines() if "frameworks/pytorch" in line)
     assert "holds: " in pytorch, "the front matrix counts the verdicts of the machines on record"
 
@@ -326,13 +326,14 @@ def test_a_benchmark_pages_lesson_list_shows_verdicts_and_the_machine_that_judge
     from rosetta.build import results
     from rosetta.project import Project
     from rosetta.site import gather, verdicts
-    from rosetta.site.gather import LessonsInput
+    from rosetta.site.gather.common import LessonsInput
     empty = Project(root=project.root, results=tmp_path / "results", extra_results=(tmp_path / "nowhere",))
     found, _ = lessons.all_lessons(project)
     measured = {"native_layouts": {"pytorch": {
         "framework": "pytorch", "status": "ok", "machine_label": "2-core Judge CPU", "provenance": {"machine": BOX},
         "variants": {"channels_first": {"seconds": [2.0, 2.1, 2.2]}, "channels_last": {"seconds": [1.0, 1.05, 1.1]}}}}}
-    evidence = gather.lesson_evidence(empty, LessonsInput(found, measured, []), project.frameworks(), "test-box", "cpu")
+    evidence = gather.common.lesson_evidence(empty, LessonsInput(found, measured, []), project.frameworks(),
+                                             "test-box", "cpu")
     listed = "\n".join(verdicts.related_lessons(evidence, "cnn_cifar10", BOX, "cpu"))
     layouts = next(line for line in listed.splitlines() if "native_layouts>" in line)
     assert "(verdicts judged on 2-core Judge CPU, profile cpu)" in layouts

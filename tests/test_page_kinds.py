@@ -7,7 +7,7 @@ import pytest
 from rosetta.build import lessons, store
 from rosetta.project import Project
 from rosetta.site import framework_page, gather, pages
-from rosetta.site.gather import LessonsInput, SiteInput
+from rosetta.site.gather.common import LessonsInput, SiteInput
 from rosetta.site.markup import escape
 
 BOX = {"cpu": "Test CPU", "cores": 2, "gpus": []}
@@ -56,7 +56,7 @@ def test_every_page_kind_renders_from_its_view_without_reading_a_file(site, monk
 
 def test_the_benchmark_view_holds_what_its_page_shows(site):
     example = site.examples[0]
-    view = next(view for view in gather.benchmark_views(site) if view.example is example)
+    view = next(view for view in gather.benchmark.benchmark_views(site) if view.example is example)
     assert view.columns.keys[0] == ("test-box", "cpu"), "this build's column first, if empty"
     assert any(len(key) == 3 and key[2] == "reference" for key in view.columns.keys), "the reference results beside it"
     assert view.intro and not view.intro.startswith("# "), "the README without its title"
@@ -66,7 +66,7 @@ def test_the_benchmark_view_holds_what_its_page_shows(site):
 
 
 def test_a_lesson_view_holds_its_code_its_scripts_and_the_other_machines(site):
-    view = next(view for view in gather.lesson_views(site) if view.evidence.groups)
+    view = next(view for view in gather.lessons.lesson_views(site) if view.evidence.groups)
     lesson, rows = view.evidence.lesson, view.evidence.rows
     assert rows and all(lesson.snippet_path(fw).exists() for fw in rows), "its rows: those with a script"
     assert set(view.code) == set(view.scripts) == {fw.name for fw in rows}
@@ -77,7 +77,7 @@ def test_a_lesson_view_holds_its_code_its_scripts_and_the_other_machines(site):
 
 
 def test_a_notebook_view_without_a_run_is_the_program_read_as_a_notebook(site):
-    views = gather.notebook_views(site)
+    views = gather.notebook.notebook_views(site)
     assert {(v.example.name, v.fw.name) for v in views} == {
         (ex.name, fw.name) for ex in site.examples for fw in site.frameworks if ex.snippet_path(fw).exists()}
     view = views[0]
@@ -86,7 +86,7 @@ def test_a_notebook_view_without_a_run_is_the_program_read_as_a_notebook(site):
 
 
 def test_a_framework_view_gathers_its_environment_fairness_and_guide_entry(site):
-    views = {view.fw.name: view for view in gather.framework_views(site)}
+    views = {view.fw.name: view for view in gather.framework.framework_views(site)}
     pytorch = views["pytorch"]
     assert pytorch.versions is None and pytorch.reason == "not set up", "no environment here"
     assert pytorch.history.system is not None and pytorch.history.system.id == "pytorch"
@@ -114,7 +114,7 @@ def test_a_framework_view_says_how_far_each_tab_is_from_the_machine_s_peak(publi
     variant for that row (its speed-up over the lessons' own as-written code); a row without a tuning script
     gets none, and says so."""
     import statistics
-    views = {view.fw.name: view for view in gather.framework_views(published)}
+    views = {view.fw.name: view for view in gather.framework.framework_views(published)}
     cnn = published.examples[0]
     peak = published.machine_info["float32_matmul"]
     for name, view in views.items():
@@ -123,7 +123,7 @@ def test_a_framework_view_says_how_far_each_tab_is_from_the_machine_s_peak(publi
             assert not cnn.snippet_path(published.project.framework(name)).exists()
             continue
         result = published.all_results[cnn.name][name]
-        operations = gather.timed_operations(published.project, cnn, "cpu")
+        operations = gather.benchmark.timed_operations(published.project, cnn, "cpu")
         assert ceiling.share == pytest.approx(result["metrics"]["throughput"] * operations / (peak["gflops"] * 1e9))
         assert ceiling.peak == peak
     tuned = {t.lesson.name: t for t in next(c for c in views["pytorch"].ceilings if c.example is cnn).tuned}
@@ -150,7 +150,7 @@ def test_a_framework_page_says_what_each_lesson_with_its_script_found_for_it(pub
     """Every lesson with a script for the row, each claim with this row's verdict (never blank): judged on the
     build's own results, or the reason there is none here."""
     import dataclasses
-    views = {view.fw.name: view for view in gather.framework_views(published)}
+    views = {view.fw.name: view for view in gather.framework.framework_views(published)}
     theano = views["theano"]
     with_script = {lesson.name for lesson in published.lessons.lessons
                    if lesson.snippet_path(published.project.framework("theano")).exists()}
@@ -182,7 +182,7 @@ def test_a_lesson_with_a_curve_draws_its_variants_as_lines_not_bars(site):
     """[curve]: one chart, a line per framework through the variants' points (batch sizes), for every metric
     it lists that was measured; a metric measured nowhere (GPU memory on a CPU) is no panel."""
     import dataclasses
-    view = next(view for view in gather.lesson_views(site) if view.evidence.lesson.curve)
+    view = next(view for view in gather.lessons.lesson_views(site) if view.evidence.lesson.curve)
     lesson = view.evidence.lesson
     sizes = {name: at for name, at in lesson.curve["x"].items() if at <= 32}
     measured = {name: {"seconds": [1.0 / at, 1.1 / at], "images_per_second": [32.0 * at, 30.0 * at],
@@ -206,7 +206,7 @@ def test_a_lesson_with_a_curve_draws_its_variants_as_lines_not_bars(site):
 def test_the_measurement_table_lists_variants_in_the_lesson_s_order(site):
     """batch_1, batch_4, batch_16, batch_32 as lesson.toml lists them, not batch_1, batch_16, batch_32, batch_4."""
     from rosetta.site import lesson_pages
-    view = next(view for view in gather.lesson_views(site) if view.evidence.lesson.curve)
+    view = next(view for view in gather.lessons.lesson_views(site) if view.evidence.lesson.curve)
     lesson, fw = view.evidence.lesson, view.evidence.rows[0]
     sizes = ["batch_32", "batch_16", "batch_4", "batch_1"]                  # as a stored result's sorted keys may come
     result = {"status": "ok", "variants": {name: {"seconds": [1.0]} for name in sorted(sizes)}}
@@ -216,7 +216,8 @@ def test_the_measurement_table_lists_variants_in_the_lesson_s_order(site):
 
 
 def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and_which_rows_it_leaves_out(site):
-    view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
+    view = next(view for view in gather.benchmark.benchmark_views(site)
+                if view.example.name == "cnn_cifar10_data_parallel")
     assert view.workers == 2
     assert set(view.launches) >= {"pytorch", "tensorflow", "jax", "keras-jax", "mxnet", "mxnet-module", "chainer"}
     assert "keras-tensorflow" not in view.launches, "a Keras row's own table, not its environment's"
@@ -236,7 +237,7 @@ def test_a_data_parallel_example_s_page_says_how_each_row_starts_its_workers_and
     assert "- Theano: Theano has no distributed API of its own" in page
     # The results table names each row's engine, not its single-process API.
     assert "| PyTorch | DistributedDataParallel (gloo on a CPU, NCCL on GPUs) |" in page.split("## How the workers")[0]
-    single = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10")
+    single = next(view for view in gather.benchmark.benchmark_views(site) if view.example.name == "cnn_cifar10")
     assert single.workers == 1 and "## How the workers start" not in benchmark_page.workers_lines(single)
 
 
@@ -246,7 +247,8 @@ def test_a_data_parallel_page_sets_each_row_s_workers_against_one_process_on_the
     import json
 
     from rosetta.site import benchmark_page
-    view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
+    view = next(view for view in gather.benchmark.benchmark_views(site)
+                if view.example.name == "cnn_cifar10_data_parallel")
     stored = {path.stem: json.loads(path.read_text()) for path in Path(__file__).resolve().parents[1].glob(
         "benchmarks/reference/*/cpu/cnn_cifar10_data_parallel/*.json")}
     assert {"pytorch", "jax"} <= set(stored) and all("one_process" in result for result in stored.values())
@@ -284,7 +286,8 @@ def test_on_gpus_the_data_parallel_page_shows_the_scaling_from_one_gpu_with_its_
     import dataclasses
 
     from rosetta.site import benchmark_page
-    view = next(view for view in gather.benchmark_views(site) if view.example.name == "cnn_cifar10_data_parallel")
+    view = next(view for view in gather.benchmark.benchmark_views(site)
+                if view.example.name == "cnn_cifar10_data_parallel")
     run = {"status": "ok", "metrics": {"throughput": 12000.0}, "steps": {"train": {"median": 2.0}},
            "provenance": {"workers": 2, "side_by_side": 1},
            "one_process": {"status": "ok", "metrics": {"throughput": 7500.0}, "steps": {"train": {"median": 3.2}}}}

@@ -9,7 +9,7 @@ import pytest
 from rosetta.build import results, store, variables
 from rosetta.project import Project
 from rosetta.site import benchmark_page, framework_page, gather, markup
-from rosetta.site.gather import Columns
+from rosetta.site.gather.common import Columns
 
 
 def test_result_files_refuse_other_versions(tmp_path):
@@ -197,16 +197,16 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
                                "snippet_sha256": snippet_sha, "plain_sha256": results.file_sha256(plain)}}
 
     current = framework_page.fairness_section(
-        fw, gather.fairness(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw)))]))
+        fw, gather.framework.fairness(project, fw, examples, [entry(results.file_sha256(cnn.snippet_path(fw)))]))
     row = next(line for line in current if line.startswith("| CNN"))
     assert "| 5.50 (5.00–6.00) | 4.50 (5.00–6.00) | 4.40 (5.00–6.00) | 1.25 | snippet \\>10 % slower; its runs in " \
            "the kernel differ by up to 1.20× |" in row
     assert "2-core Some" in row
-    old = framework_page.fairness_section(fw, gather.fairness(project, fw, examples, [entry("0" * 64)]))
+    old = framework_page.fairness_section(fw, gather.framework.fairness(project, fw, examples, [entry("0" * 64)]))
     assert "(stale: the code changed since)" in next(line for line in old if line.startswith("| CNN"))
     mxnet = project.framework("mxnet")
     assert "Not measured on any machine yet." in framework_page.fairness_section(
-        mxnet, gather.fairness(project, mxnet, examples, [entry("x")]))
+        mxnet, gather.framework.fairness(project, mxnet, examples, [entry("x")]))
 
 
 
@@ -223,7 +223,7 @@ def test_a_plain_twin_written_another_way_shows_its_time_and_what_the_plain_twin
                                 "file": "benchmarks/plain/cnn_cifar10/jax@pure-jit.py", "identity": "x",
                                 "about": "Plain-script twin of snippets/cnn_cifar10/jax.py without Flax: pure "
                                          "functions under jax.jit"}}}}
-    lines = framework_page.fairness_section(jax, [gather.FairnessEntry(entry, cnn, False)])
+    lines = framework_page.fairness_section(jax, [gather.framework.FairnessEntry(entry, cnn, False)])
     other = next(line for line in lines if line.startswith("- CNN"))
     assert other == ("- CNN on CIFAR-10, written another way: `benchmarks/plain/cnn_cifar10/jax@pure-jit.py` "
                      "(without Flax: pure functions under jax.jit): 25.00 s (24.50–25.50); the plain twin takes "
@@ -252,7 +252,7 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     assert [row[2] for row in legend] == ["100 GFLOP/s", "50 GFLOP/s"], "each machine's own rate, in its legend row"
     header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert [row[header.index("% of peak")] for row in rows] == ["20.0%", "40.0%"]
-    assert gather.peak_fraction(record, None, {"gflops": 1.0}) is None
+    assert gather.framework.peak_fraction(record, None, {"gflops": 1.0}) is None
 
 
 def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkeypatch):

@@ -155,10 +155,10 @@ def build(context: RunContext) -> int:
     else:
         doing("writing the pages")
         with CLOCK.timing("pages"):
-            written = pages.write_site(gather.SiteInput(
+            written = pages.write_site(gather.common.SiteInput(
                 context.project, list(context.examples), list(context.frameworks), measured.results,
                 dict(context.envs), context.profile, context.machine, context.machine_info, measured.checked,
-                gather.LessonsInput(list(context.lessons), measured.lessons, list(context.lesson_problems)),
+                gather.common.LessonsInput(list(context.lessons), measured.lessons, list(context.lesson_problems)),
                 measured.converted))
         log(f"pages: {written} written or updated")
         if options.sphinx:

@@ -1,6 +1,6 @@
 """Benchmark pages: the machines and the results table, the charts, every step in every program (tabs, and
 the side-by-side view's parts), the equivalence check and the whole programs, from the page's view
-(gather.py reads the results, notebooks, programs and README)."""
+(gather/ reads the results, notebooks, programs and README)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,9 @@ from ..build.snippets import Step
 from ..project import Example, Framework
 from . import charts
 from .environments_page import MATH_INTRO, math_table
-from .gather import BenchmarkView, Columns, TabGroup, peak_fraction
+from .gather.benchmark import BenchmarkView
+from .gather.common import Columns, TabGroup
+from .gather.framework import peak_fraction
 from .markup import (
     GENERATED,
     STATUS_TEXT,

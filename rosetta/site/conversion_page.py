@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..build import conversion
 from ..build.outcome import Outcome
-from .gather import ConversionView, ExportTab
+from .gather.conversion import ConversionView, ExportTab
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, fence
 
 

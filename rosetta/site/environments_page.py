@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..project import Framework
-from .gather import EnvironmentsView, EnvironmentView
+from .gather.environments import EnvironmentsView, EnvironmentView
 from .markup import Writer, cell_text, escape, fence
 
 

@@ -1,5 +1,5 @@
 """Framework pages: a row's API and environment, beside the original study, as fast as plain code?, how far from
-the machine (the tab, tuned, the peak), and its notebook pages, from its view (gather.py reads the environments,
+the machine (the tab, tuned, the peak), and its notebook pages, from its view (gather/ reads the environments,
 the fairness records, the lessons' results and the guide's file)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..project import Example, Framework
 from . import charts
-from .gather import FairnessEntry, FrameworkView, HistoryView
+from .gather.framework import FairnessEntry, FrameworkView, HistoryView
 from .guide import figure_table, guide_doc
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link, escape, metric_text, notebook_doc, seconds, sizes_text
 from .systems import column_names, has_figure, label_of

@@ -15,7 +15,7 @@ from collections import Counter
 from ..build.outcome import Outcome
 from ..build.verdict import NEEDS_CPU, NEEDS_GPU, NO_VERDICT, VERDICTS, device_reason, judge
 from ..project import Example, Framework
-from .gather import FrontView
+from .gather.front import FrontView
 from .markup import STATUS_TEXT, Writer, cell_text, doc_link
 from .records import origin_text
 from .verdicts import BADGE, measured_with_gpu, rule_frameworks, shown_results

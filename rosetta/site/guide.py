@@ -1,6 +1,6 @@
 """The guide to every framework: docs/_gen/guide.md (the coverage matrix, system x benchmark) and
 docs/_gen/guide/<id>.md (each system's evidence and the original study's figures for it), from the
-guide's view (gather.py reads docs/systems.toml, systems.py validates it and computes each status).
+guide's view (gather/guide.py reads docs/systems.toml, systems.py validates it and computes each status).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from ..build.outcome import Outcome
 from ..project import Example, Framework, Project
 from . import gather
-from .gather import GuideView
+from .gather.guide import GuideView
 from .markup import Writer, cell_text, doc_link, escape, metric_text, notebook_doc, time_summary
 from .systems import (
     LEGEND,
@@ -211,7 +211,7 @@ def write(project: Project, results_by_example: dict, frameworks: list[Framework
     file, and return the paths. Only changed files are written. A file that does not validate is shown on the
     page (and printed), so the site still builds and says what to fix."""
     writer = Writer(project.generated)
-    written = pages_of(gather.guide(project, results_by_example, frameworks))
+    written = pages_of(gather.guide.guide(project, results_by_example, frameworks))
     paths = [writer.root / relative for relative in written]
     for relative, text in written.items():
         writer.write(relative, text)

@@ -1,5 +1,5 @@
 """Pages of the lessons: an index table of claims and verdicts, and one page per lesson, from their views
-(gather.py reads the results, notebooks and scripts; verdicts.py says the verdicts in words).
+(gather/ reads the results, notebooks and scripts; verdicts.py says the verdicts in words).
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..project import Framework
 from . import charts
-from .gather import LessonEvidence, LessonIndexView, LessonView
+from .gather.common import LessonEvidence
+from .gather.lessons import LessonIndexView, LessonView
 from .markup import Writer, cell_text, doc_link, escape, fence, sizes_text, without_build_outputs
 from .records import same_substance
 from .verdicts import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..project import PROFILES
-from .gather import ProvenanceView
+from .gather.front import ProvenanceView
 from .markup import Writer, cell_text, escape, sizes_text
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 
 from ..build.outcome import Outcome
-from .gather import NotebookView
+from .gather.notebook import NotebookView
 from .markup import STATUS_TEXT, Writer, fence, notebook_doc, traceback_label, without_build_outputs
 
 

@@ -1,6 +1,6 @@
 """The site writer: MyST pages, charts and notebook copies from the results, under docs/_gen/.
 
-It walks a registry of page kinds: each gathers its views from what the build hands over (gather.py, the
+It walks a registry of page kinds: each gathers its views from what the build hands over (gather/, the
 one module that reads files) and renders them (one module per kind). Files are written only when their
 content changed (so Sphinx rebuilds only what changed), and files no longer produced are removed.
 """
@@ -21,7 +21,7 @@ from . import (
     methodology,
     notebook_page,
 )
-from .gather import SiteInput
+from .gather.common import SiteInput
 from .markup import Writer
 
 
@@ -34,17 +34,18 @@ class PageKind:
 
 
 PAGE_KINDS = (
-    PageKind("benchmark", gather.benchmark_views, benchmark_page.render),
-    PageKind("notebook", gather.notebook_views, notebook_page.render),
-    PageKind("framework", gather.framework_views, framework_page.render),
-    PageKind("front page", gather.front_views, front_page.render),
-    PageKind("environments", gather.environments_views, environments_page.render),
-    PageKind("methodology and provenance", gather.provenance_views, methodology.render),
-    PageKind("lesson", gather.lesson_views, lesson_pages.render_lesson),
-    PageKind("lessons index", gather.lesson_index_views, lesson_pages.render_index),
-    PageKind("guide", gather.guide_views, guide.render),
-    PageKind("conversion", gather.conversion_views, conversion_page.render),
-    PageKind("conversions index", lambda site: [gather.conversion_views(site)], conversion_page.render_index),
+    PageKind("benchmark", gather.benchmark.benchmark_views, benchmark_page.render),
+    PageKind("notebook", gather.notebook.notebook_views, notebook_page.render),
+    PageKind("framework", gather.framework.framework_views, framework_page.render),
+    PageKind("front page", gather.front.front_views, front_page.render),
+    PageKind("environments", gather.environments.environments_views, environments_page.render),
+    PageKind("methodology and provenance", gather.front.provenance_views, methodology.render),
+    PageKind("lesson", gather.lessons.lesson_views, lesson_pages.render_lesson),
+    PageKind("lessons index", gather.lessons.lesson_index_views, lesson_pages.render_index),
+    PageKind("guide", gather.guide.guide_views, guide.render),
+    PageKind("conversion", gather.conversion.conversion_views, conversion_page.render),
+    PageKind("conversions index", lambda site: [gather.conversion.conversion_views(site)],
+             conversion_page.render_index),
 )
 
 

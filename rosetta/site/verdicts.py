@@ -13,7 +13,7 @@ from ..build.outcome import Outcome
 from ..build.results import machine_label
 from ..build.verdict import HOLDS, MIXED, NEEDS_GPU, NO_DIFFERENCE, NO_VERDICT, SMALLER, device_reason, judge
 from ..project import Framework
-from .gather import LessonEvidence
+from .gather.common import LessonEvidence
 from .markup import STATUS_TEXT, cell_text, doc_link, escape
 from .records import has_gpu, recorded_machine
 
