@@ -16,11 +16,10 @@ inside the kernels, for the same reason.
 from __future__ import annotations
 
 import copy
-import difflib
 import tomllib
 from pathlib import Path
 
-from .project import UsageError
+from .project import UsageError, check_name
 
 ANY = None                     # a key whose value is not checked here (a free table: sizes, variables...)
 LEFT_OUT = [{"rows": ANY, "why": ANY}]     # [[left_out]]: rows = [...], why = "..."
@@ -77,9 +76,10 @@ def problems_in(table: dict, schema: dict, where: str = "") -> list[str]:
     found = []
     for key, value in table.items():
         if key not in schema:
-            hint = difflib.get_close_matches(key, list(schema), n=1)
-            did_you_mean = f" Did you mean {hint[0]!r}?" if hint else ""
-            found.append(f"unknown key {where}{key!r}.{did_you_mean} Known: {', '.join(schema)}.")
+            try:
+                check_name(f"key {where}".rstrip(), key, list(schema))     # (the message: a "did you mean")
+            except UsageError as exc:
+                found.append(str(exc))
         elif isinstance(schema[key], dict) and isinstance(value, dict):
             found += problems_in(value, schema[key], f"{where}[{key}] ")
         elif isinstance(schema[key], list) and isinstance(value, list):
