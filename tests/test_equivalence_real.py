@@ -65,7 +65,7 @@ def test_data_parallel_rows_agree_with_each_other_and_with_one_worker(smoke_site
     agrees with the same program on 1 worker taking whole batches, and its two ranks end with equal weights."""
     check = smoke_check(project, "cnn_cifar10_data_parallel")
     rows = compared("cnn_cifar10_data_parallel")
-    assert set(rows) == {"pytorch", "tensorflow", "jax", "keras-jax", "mxnet", "mxnet-module", "chainer"}
+    assert set(rows) == {"pytorch", "tensorflow", "jax", "keras-jax", "mxnet", "mxnet-module", "chainer", "paddle"}
     assert check["failures"] == [] and check["passed"], check["failures"]
     assert len(check["weights"]) == len(check["cell_weights"]) == len(rows) * (len(rows) - 1) // 2
     against = check["workers"]

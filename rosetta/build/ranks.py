@@ -54,7 +54,8 @@ class Helper:
 @dataclass(frozen=True)
 class Launch:
     """How a row starts N workers: environment templates ($rank, $workers, $address, $port: the
-    coordinator's, $worker_addresses: a JSON list of "address:port", one per rank) and its helpers."""
+    coordinator's, $worker_addresses: a JSON list of "address:port", one per rank, $worker_address: this
+    rank's) and its helpers."""
     workers: int
     env: dict[str, str] = field(default_factory=dict)
     helpers: tuple[Helper, ...] = ()
@@ -131,7 +132,8 @@ def values(launch: Launch, ports: list[int], rank: int | None) -> dict[str, str]
     """What the templates may name. ports[0] is the coordinator's; ports[1:] the workers' own."""
     workers = ", ".join(f'"{ADDRESS}:{port}"' for port in ports[1:launch.workers + 1])
     return {"rank": "" if rank is None else str(rank), "workers": str(launch.workers), "address": ADDRESS,
-            "port": str(ports[0]), "worker_addresses": f"[{workers}]"}
+            "port": str(ports[0]), "worker_addresses": f"[{workers}]",
+            "worker_address": "" if rank is None else f"{ADDRESS}:{ports[1 + rank]}"}
 
 
 def fill(templates: dict[str, str], known: dict[str, str]) -> dict[str, str]:

@@ -1,0 +1,13 @@
+"""PaddlePaddle: paddle.onnx.export traces the layer into a static program and hands it to paddle2onnx."""
+import paddle
+
+
+def inputs(ns, x):
+    return x                                             # the neutral batch is (N, 3, 32, 32) already
+
+
+def export(ns, x, path):
+    model = ns["model"]
+    model.eval()                                         # inference mode: no dropout in the graph
+    images = paddle.static.InputSpec([None, *x.shape[1:]], "float32", "images")   # any batch size
+    paddle.onnx.export(model, path.removesuffix(".onnx"), input_spec=[images])    # writes <prefix>.onnx
