@@ -10,4 +10,5 @@ def export(ns, x, path):
     model = ns["model"]
     model.eval()                                         # inference mode: no dropout in the graph
     images = paddle.static.InputSpec([None, *x.shape[1:]], "float32", "images")   # any batch size
-    paddle.onnx.export(model, path.removesuffix(".onnx"), input_spec=[images])    # writes <prefix>.onnx
+    # writes <prefix>.onnx; opset 17, not paddle2onnx's default 9 (the other rows' exporters write 11 to 23)
+    paddle.onnx.export(model, path.removesuffix(".onnx"), input_spec=[images], opset_version=17)
