@@ -120,3 +120,16 @@ def test_code_changed_compares_substance_and_refuses_older_records(tmp_path):
     assert results.code_changed(recorded, results.code_record(script, toml, "other helper"))
     older = {"provenance": {"code": {"snippet_sha256": "x", "definition_sha256": "y", "helper_sha256": "z"}}}
     assert results.code_changed(older, results.code_record(script, toml, "helper"))
+
+
+def test_a_row_s_own_sizes_reach_only_that_row(tmp_path):
+    """[row_sizes.<row>] reach that row's run alone: a new row with sizes of its own stales no other row."""
+    toml = copy(CNN / "example.toml", tmp_path)
+    before = {row: identity.definition_identity(toml, row) for row in ("pytorch", "convnetjs", None)}
+    toml.write_text(toml.read_text() + '\n[row_sizes.newrow]\ncpu = {train_images = 8}\n')
+    assert {row: identity.definition_identity(toml, row) for row in before} == before
+    assert identity.definition_identity(toml, "newrow") != before["pytorch"]
+    toml.write_text(edited(toml, "cpu = {train_images = 192, test_images = 128}",
+                           "cpu = {train_images = 256, test_images = 128}"))
+    assert identity.definition_identity(toml, "convnetjs") != before["convnetjs"]
+    assert identity.definition_identity(toml, "pytorch") == before["pytorch"]

@@ -26,7 +26,7 @@ def test_check_name_without_hint():
 def test_the_rows_in_tab_order(project):
     assert [fw.name for fw in project.frameworks()] == [
         "pytorch", "keras-tensorflow", "keras-jax", "keras-torch", "tensorflow", "jax", "mxnet", "mxnet-module",
-        "chainer", "paddle", "theano", "convnetjs"]
+        "chainer", "paddle", "theano", "convnetjs", "tensorflowjs"]
     for fw in project.frameworks():
         assert fw.requirements.exists(), f"{fw.name} has no requirements file"
 

@@ -18,7 +18,8 @@ EXAMPLES = {"cnn_cifar10": ["setup", "data", "model", "train", "infer"],
             "resnet50_features": ["setup", "data", "model", "infer"],
             "gru_imdb": ["setup", "data", "model", "train", "infer"]}
 # Not every row has every example (the coverage matrix says "not written"): what is written here.
-COVERAGE = {"mxnet-module": {"cnn_cifar10", "gru_imdb"}, "convnetjs": {"cnn_cifar10"}}
+COVERAGE = {"mxnet-module": {"cnn_cifar10", "gru_imdb"}, "convnetjs": {"cnn_cifar10"},
+            "tensorflowjs": {"cnn_cifar10", "gru_imdb"}}
 
 
 def written(example: str) -> list[str]:

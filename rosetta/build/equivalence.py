@@ -121,7 +121,7 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
     variables = json.dumps(environments.process_variables(project, fw, profile), sort_keys=True)
     for part in (identity.snippet_identity(example.snippet_path(fw)).encode(), adapter_path(example, fw).read_bytes(),
                  env.fingerprint_hash.encode(), variables.encode(),
-                 identity.definition_identity(example.folder / "example.toml").encode(),
+                 identity.definition_identity(example.folder / "example.toml", fw.name).encode(),
                  results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
                  profile.encode(), machine.encode(), str(store.CHECK.api_version).encode(),
                  *(identity.python_identity((results.REPO_ROOT / entry).read_text()).encode()

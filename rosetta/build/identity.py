@@ -97,21 +97,27 @@ def script_identity(path: Path) -> str | None:
     return sha256(python_identity(path.read_text(encoding="utf-8")))
 
 
-def definition_values(path: Path) -> dict:
-    """The values of an example.toml or lesson.toml that reach a run."""
+def definition_values(path: Path, row: str | None = None) -> dict:
+    """The values of an example.toml or lesson.toml that reach a run: of `[row_sizes]`, only `row`'s own
+    sizes (another row's sizes never reach this row's run, so a new row with sizes of its own stales no
+    other row's results; with no row, as for the checks across rows, none)."""
     data = model.read(path)
     page_keys = LESSON_PAGE_KEYS if path.name == "lesson.toml" else EXAMPLE_PAGE_KEYS
     values = {key: value for key, value in data.items() if key not in page_keys}
     if isinstance(values.get("variants"), dict):
         values["variants"] = sorted(values["variants"])
+    own_sizes = values.pop("row_sizes", {}).get(row)
+    if own_sizes is not None:
+        values["row_sizes"] = {row: own_sizes}
     return values
 
 
-def definition_identity(path: Path) -> str | None:
-    """The sha256 of a definition's run values, or None when the file does not exist."""
+def definition_identity(path: Path, row: str | None = None) -> str | None:
+    """The sha256 of a definition's run values for `row` (see definition_values), or None when the file does
+    not exist."""
     if not path.exists():
         return None
-    return sha256(json.dumps(definition_values(path), sort_keys=True, default=str))
+    return sha256(json.dumps(definition_values(path, row), sort_keys=True, default=str))
 
 
 def sha256(text: str) -> str:

@@ -246,7 +246,7 @@ def cache_key(example: Example, framework: Framework | str, env_hash: str, profi
     repeats, settings, data = run.repeats, run.settings, run.data
     digest = hashlib.sha256()
     for part in (identity.snippet_identity(example.snippet_path(framework)).encode(),
-                 identity.definition_identity(example.folder / "example.toml").encode(),
+                 identity.definition_identity(example.folder / "example.toml", row_name(framework)).encode(),
                  snippet_side_hash(example).encode(), env_hash.encode(), profile.encode(), machine.encode(),
                  str(repeats).encode(), json.dumps(settings or {}, sort_keys=True).encode(), data.encode()):
         digest.update(hashlib.sha256(part).digest())
@@ -300,16 +300,21 @@ def recorded_environments(records: dict) -> dict:
 
 # --- what code a result measured (for results read from other folders: stale or not) -----------
 
-def code_record(script: Path, definition: Path, side_hash: str) -> dict:
+def code_record(script: Path, definition: Path, side_hash: str, row: str | None = None) -> dict:
     """What a result ran, in substance (see identity): the snippet's code without comments or part marks,
-    the values of its example.toml (or lesson.toml) that reach a run, and the package code the snippet
-    runs. A result measured elsewhere is stale when any of them differs from this checkout's."""
+    the values of its example.toml (or lesson.toml) that reach the row's run, and the package code the
+    snippet runs. A result measured elsewhere is stale when any of them differs from this checkout's."""
     return {"snippet_identity": identity.snippet_identity(script),
-            "definition_identity": identity.definition_identity(definition), "helper_identity": side_hash}
+            "definition_identity": identity.definition_identity(definition, row), "helper_identity": side_hash}
+
+
+def row_name(fw: Framework | str) -> str:
+    return fw if isinstance(fw, str) else fw.name
 
 
 def example_code(example: Example, fw: Framework | str) -> dict:
-    return code_record(example.snippet_path(fw), example.folder / "example.toml", snippet_side_hash(example))
+    return code_record(example.snippet_path(fw), example.folder / "example.toml", snippet_side_hash(example),
+                       row_name(fw))
 
 
 def code_changed(result: dict, now_record: dict) -> bool:
