@@ -20,8 +20,9 @@ def test_every_example_has_a_spec_and_an_adapter_per_framework(project, name):
     example = project.example(name)
     spec = spec_of(project, name)
     assert len(set(spec.names())) == len(spec.names()) > 0
-    # Every Python tab; a JavaScript tab (ConvNetJS) would need a worker in its own language: it is
-    # "not compared", and its page says so.
+    # Every Python tab. A JavaScript tab runs in a worker of its own (rosetta/js/equivalence_worker.ts) where it
+    # has an adapter (TensorFlow.js's GRU); without one (ConvNetJS; TensorFlow.js's CNN, whose CPU backend trains
+    # a check's 64 images in minutes per step) it is "not compared", and its page says so.
     for fw in project.frameworks():
         if example.snippet_path(fw).exists() and fw.language == "python":
             assert equivalence.adapter_path(example, fw).exists(), fw.name
@@ -360,3 +361,21 @@ def test_a_check_made_on_another_machine_is_shown_where_this_one_has_none(tmp_pa
     own.write_text(json.dumps({**planted, "machine": "a-new-machine", "date": "2000-01-01"}))
     assert staleness.check_on_record(here, example, "cpu", "a-new-machine", frameworks, {})["machine"] == \
         "a-new-machine", "this machine's own check, however old, comes first"
+
+
+def test_a_javascript_worker_gets_and_gives_its_arrays_as_raw_files(tmp_path):
+    """js_worker: the job's .npz files as raw files with an index (token ids int32), and the worker's raw output
+    back as out.npz, value for value."""
+    from rosetta.build import js_worker
+    arrays = {"gru.input_kernel": np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32),
+              "train_x": np.arange(12, dtype=np.int64).reshape(2, 2, 3), "seconds": np.array(1.5)}
+    js_worker.write_raw(arrays, tmp_path / "raw")
+    back = js_worker.read_raw(tmp_path / "raw")
+    assert back["train_x"].dtype == np.int32 and np.array_equal(back["train_x"], arrays["train_x"])
+    assert back["gru.input_kernel"].dtype == np.float32 and np.array_equal(back["gru.input_kernel"],
+                                                                            arrays["gru.input_kernel"])
+    assert back["seconds"].shape == () and float(back["seconds"]) == 1.5
+    with pytest.raises(ValueError, match="beyond int32"):
+        js_worker.write_raw({"ids": np.array([2 ** 40])}, tmp_path / "too-big")
+    with pytest.raises(TypeError, match="complex"):
+        js_worker.write_raw({"z": np.zeros(2, dtype=np.complex64)}, tmp_path / "complex")

@@ -18,8 +18,8 @@ ROWS = Project(root=REPO).frameworks()
 
 
 def compared(example: str) -> list[str]:
-    """Every row with a snippet and an adapter for this example (a JavaScript row has no adapter: its
-    page says it is not compared; test_equivalence checks that every Python row has one)."""
+    """Every row with a snippet and an adapter for this example (ConvNetJS has none, nor TensorFlow.js for the
+    CNN: their pages say they are not compared; test_equivalence checks that every Python row has one)."""
     ex = Project(root=REPO).example(example)
     return [fw.name for fw in ROWS if ex.snippet_path(fw).exists() and equivalence.adapter_path(ex, fw).exists()]
 
@@ -43,6 +43,17 @@ def test_every_pair_agrees_in_the_smoke_build(smoke_site, project, example):
         if note.get("against"):
             assert note["measured"]["status"] == "ok"
             assert all(m["passed"] for m in note["measured"]["frameworks"].values()), note["title"]
+
+
+def test_a_javascript_row_is_checked_as_the_python_rows_are(smoke_site, project):
+    """TensorFlow.js's GRU runs in its own Deno worker (rosetta/js/equivalence_worker.ts) on the same neutral
+    weights and batches, its own train cell included, and is compared with every other row."""
+    check = smoke_check(project, "gru_imdb")
+    assert "tensorflowjs" in compared("gru_imdb") and check["frameworks"]["tensorflowjs"]["status"] == "ok"
+    assert check["roundtrip"]["tensorflowjs"] == 0.0
+    assert check["cell_vs_steps"]["tensorflowjs"] <= check["tolerance"]["weights"]
+    note = next(n for n in check["notes"] if n.get("frameworks") == ["tensorflowjs"])
+    assert note["measured"]["status"] == "ok", "its Adam note's change (JavaScript) ran"
 
 
 @pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb"])

@@ -88,7 +88,9 @@ def test_a_notebook_view_without_a_run_is_the_program_read_as_a_notebook(site):
 def test_a_framework_view_gathers_its_environment_fairness_and_guide_entry(site):
     views = {view.fw.name: view for view in gather.framework.framework_views(site)}
     pytorch = views["pytorch"]
-    assert pytorch.versions is None and pytorch.reason == "not set up", "no environment here"
+    assert pytorch.reason == "not set up", "no environment here"
+    assert pytorch.versions and "torch" in pytorch.versions and pytorch.versions_from, \
+        "the versions its newest result on another machine recorded, with that machine"
     assert pytorch.history.system is not None and pytorch.history.system.id == "pytorch"
     assert all(entry.entry["framework"] == "pytorch" for entry in pytorch.fairness)
     assert [ex.name for ex, _ in pytorch.notebooks] == [ex.name for ex in site.examples]
@@ -299,3 +301,30 @@ def test_on_gpus_the_data_parallel_page_shows_the_scaling_from_one_gpu_with_its_
     lines = benchmark_page.overhead_lines(dataclasses.replace(view, current={"pytorch": run}, machine_info=four_gpus))
     assert lines[0] == "### 1 GPU against 2"
     assert "| PyTorch | 3.20 (7,500 images/s) | 2.00 (12,000 images/s) | 1.60× | 80% |" in lines
+
+
+def test_a_row_measured_only_on_another_machine_is_shown_with_that_machine_never_as_not_installed(published):
+    """A publishing build whose own machine never set the row up (it was measured on another machine of the
+    reference): its framework page gives the versions that machine recorded, and its lessons' verdicts are
+    judged on that machine's results, named; never "not installed"."""
+    from rosetta.build.outcome import Outcome
+    from rosetta.site import verdicts
+    elsewhere_only = [fw for fw in published.frameworks
+                      if not any(fw.name in rows for rows in published.all_results.values())
+                      and any(r["status"] == Outcome.OK for ex in published.examples
+                              for r in store.all_stored(published.project, store.BENCHMARK, ex.name)
+                              if r["framework"] == fw.name)]
+    assert elsewhere_only, "the reference holds a row that its publishing machine did not measure"
+    views = {view.fw.name: view for view in gather.framework.framework_views(published)}
+    for fw in elsewhere_only:
+        view = views[fw.name]
+        assert view.versions and view.versions_from, fw.name
+        writer = Collected()
+        framework_page.render(view, writer)
+        page = writer.files[f"frameworks/{fw.name}.md"]
+        assert "Not installed on this machine" not in page and escape(view.versions_from) in page, fw.name
+    fw = next(fw for fw in elsewhere_only if views[fw.name].lessons)   # Paddle's lessons ran on another EPYC
+    item = views[fw.name].lessons[0]
+    not_installed = {**item.current, fw.name: {"framework": fw.name, "status": Outcome.NOT_INSTALLED}}
+    shown = verdicts.shown_results(type(item)(item.lesson, not_installed, item.groups, item.rows), "cpu")
+    assert shown[fw.name]["status"] != Outcome.NOT_INSTALLED and shown[fw.name]["shown_from"]

@@ -30,7 +30,7 @@ import numpy as np
 from .. import model, neutral
 from ..project import Example, Framework, Project, script_in
 from ..settings import settings
-from . import comparison, environments, identity, ranks, results, store
+from . import comparison, environments, identity, js_worker, ranks, results, store
 from .context import RunContext
 from .jobs import Job, parallel_workers
 from .outcome import Outcome
@@ -41,11 +41,20 @@ FOLDER = "equivalence"                   # snippets/<example>/equivalence/
 WORKER_CODE = ("rosetta/neutral.py", "rosetta/equivalence_worker.py", "rosetta/build/comparison.py",
                "rosetta/step_runner.py")
 RANKS_CODE = ("rosetta/cell_worker.py", "rosetta/build/ranks.py", "rosetta/rank_start.py")   # a data-parallel check
+JS_WORKER_CODE = ("rosetta/build/js_worker.py", "rosetta/js/equivalence_worker.ts")   # a JavaScript row's worker
 
 
 def worker_code(example: Example) -> tuple[str, ...]:
     """The code files a check's numbers depend on besides its snippets and adapters."""
-    return WORKER_CODE + (RANKS_CODE if model.example_workers(example) > 1 else ())
+    javascript = any(path.suffix == ".js" for path in spec_folder(example).glob("*"))
+    return WORKER_CODE + (RANKS_CODE if model.example_workers(example) > 1 else ()) \
+        + (JS_WORKER_CODE if javascript else ())
+
+
+def code_substance(entry: str) -> str:
+    """A worker file's identity (identity.py): a comment edit changes nothing."""
+    language = "javascript" if entry.endswith((".js", ".ts")) else "python"
+    return identity.code_identity((results.REPO_ROOT / entry).read_text(), language)
 
 
 def spec_folder(example: Example) -> Path:
@@ -80,8 +89,7 @@ def cache_key(project: Project, example: Example, frameworks: list[Framework], e
         digest.update(fw.name.encode() + identity.snippet_identity(example.snippet_path(fw)).encode()
                       + (env.fingerprint_hash.encode() if env is not None and env.ok else b"-"))
     for entry in worker_code(example):
-        path = results.REPO_ROOT / entry
-        digest.update(identity.python_identity(path.read_text()).encode())
+        digest.update(code_substance(entry).encode())
     for part in (identity.definition_identity(example.folder / "example.toml").encode(),
                  results.snippet_side_hash(example).encode(), profile.encode(), machine.encode()):
         digest.update(hashlib.sha256(part).digest())
@@ -124,8 +132,7 @@ def row_key(project: Project, example: Example, fw: Framework, env, spec: neutra
                  identity.definition_identity(example.folder / "example.toml", fw.name).encode(),
                  results.snippet_side_hash(example).encode(), json.dumps(spec.overrides, sort_keys=True).encode(),
                  profile.encode(), machine.encode(), str(store.CHECK.api_version).encode(),
-                 *(identity.python_identity((results.REPO_ROOT / entry).read_text()).encode()
-                   for entry in worker_code(example))):
+                 *(code_substance(entry).encode() for entry in worker_code(example))):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
@@ -210,16 +217,22 @@ class Runner:
         run_dir.mkdir(parents=True, exist_ok=True)
         if self.data_parallel:
             return self.run_ranks(fw, job_dir, run_dir, train_cell, workers)
-        command = [*pinned_to(cores), str(environments.venv_python(project, fw)), "-P", "-m",
-                   "rosetta.equivalence_worker", str(job_dir)]
+        if fw.language == "javascript":          # its own worker, the arrays as raw files (js_worker.py)
+            js_worker.prepare(job_dir)
+            worker = js_worker.command(project, fw, run_dir, job_dir)
+        else:
+            python = str(environments.venv_python(project, fw))
+            worker = [python, "-P", "-m", "rosetta.equivalence_worker", str(job_dir)]
         started = time.perf_counter()
-        status, reason = run_process(command, run_dir, worker_environment(project, profile, fw, spec, job_dir),
-                                     job_dir / "log.txt")
+        status, reason = run_process([*pinned_to(cores), *worker], run_dir,
+                                     worker_environment(project, profile, fw, spec, job_dir), job_dir / "log.txt")
         seconds = time.perf_counter() - started
         if status == Outcome.TIMEOUT:
             return {"status": status, "reason": reason}
         if status != Outcome.OK:
             return {"status": status, "reason": reason, "log": str(job_dir / "log.txt"), "seconds": seconds}
+        if fw.language == "javascript":
+            js_worker.finish(job_dir)
         return {"status": Outcome.OK, "reason": "", "seconds": seconds, "arrays": neutral.load(job_dir / "out.npz"),
                 "facts": json.loads((job_dir / "facts.json").read_text())}
 

@@ -229,7 +229,11 @@ def render(view: FrameworkView, writer: Writer) -> None:
                   + ("; the same files also run as " + ", ".join(
                       f"{{doc}}`{other.label} <{doc_link('frameworks/' + other.name)}>`" for other in siblings)
                      if siblings else "") + ".", ""]
-    if view.versions is not None:
+    if view.versions is not None and view.versions_from:
+        lines += [f"Environment, as recorded on {escape(view.versions_from)} (where its results on this site were "
+                  "measured; this build's own machine has no such environment): "
+                  + ", ".join(f"{k} {v}" for k, v in view.versions.items()) + ".", ""]
+    elif view.versions is not None:
         lines += ["Environment: " + ", ".join(f"{k} {v}" for k, v in view.versions.items())
                   + f" ({{doc}}`all packages <{doc_link('environments')}>`).", ""]
     else:

@@ -150,16 +150,17 @@ def group_label(column: tuple, found: dict) -> str:
 def shown_results(evidence: LessonEvidence, profile: str) -> dict:
     """Row -> the result its verdicts are judged on: this build's; where it has none, the newest that another
     machine on record holds (of this profile where one has it), marked with that machine (`shown_from`): a page
-    never says "not run here" of a result the site holds."""
+    never says "not run here" or "not installed" of a result the site holds."""
     shown = {}
     for fw in evidence.rows:
         found = [(column, group[fw.name]) for column, group in evidence.groups.items() if fw.name in group]
-        if fw.name in evidence.current or not found:
+        here = evidence.current.get(fw.name)
+        if (here is not None and here["status"] != Outcome.NOT_INSTALLED) or not found:
             continue
         column, result = max(found, key=lambda item: (item[0][2] == profile,
                                                       item[1].get("provenance", {}).get("date", "")))
         shown[fw.name] = {**result, "shown_from": group_label(column, {fw.name: result})}
-    return {**shown, **evidence.current}
+    return {**evidence.current, **shown}
 
 
 def missing_of(evidence: LessonEvidence, machine_info: dict, profile: str) -> tuple[str, str]:

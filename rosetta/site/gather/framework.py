@@ -36,7 +36,7 @@ class HistoryView:
 class FrameworkView:
     fw: Framework
     frameworks: list[Framework]
-    versions: dict | None          # its key packages (None: not installed)
+    versions: dict | None          # its key packages (None: not installed, and no result of it on record)
     reason: str                    # why it is not installed
     notebooks: list[tuple[Example, dict | None]]    # its notebook pages: example, its result
     history: HistoryView
@@ -45,6 +45,7 @@ class FrameworkView:
     lessons: list[LessonEvidence] = field(default_factory=list)   # the lessons with a script for this row
     machine_info: dict = field(default_factory=dict)               # the machine their verdicts are judged on
     profile: str = ""
+    versions_from: str = ""        # the machine whose result recorded `versions`, when not this build's
 
 
 # A tuning lesson (tuned_cnn, tuned_resnet) times the benchmark's code as its snippet writes it under this
@@ -152,15 +153,28 @@ def history(project: Project, fw: Framework, examples: list[Example], all_result
     return HistoryView(fw, [ex for ex in examples if ex.snippet_path(fw).exists()], system, all_results)
 
 
+def recorded_elsewhere(fw: Framework, tables: dict) -> dict | None:
+    """The row's newest result that ran on another machine on record (the tables' other columns), for a build
+    where the row is not installed: its page shows the versions that result recorded, with that machine."""
+    ran = [result for table, _ in tables.values() for key in table.keys[1:]
+           if (result := table.by_column[key].get(fw.name)) and result["status"] == Outcome.OK
+           and result.get("provenance", {}).get("framework_versions")]
+    return max(ran, key=lambda r: r["provenance"].get("date", ""), default=None)
+
+
 def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict,
               evidence: list[LessonEvidence]) -> FrameworkView:
     env = site.envs.get(fw.name)
-    versions = None
+    versions, versions_from = None, ""
     if env is not None and env.ok:
         versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
                                              "python": env.fingerprint.get("python")})
+    elif (elsewhere := recorded_elsewhere(fw, tables)) is not None:
+        versions = elsewhere["provenance"]["framework_versions"]
+        versions_from = elsewhere.get("machine_label", elsewhere["machine"])
     return FrameworkView(
-        fw=fw, frameworks=site.frameworks, versions=versions, reason=env.reason if env is not None else "not set up",
+        fw=fw, frameworks=site.frameworks, versions=versions, versions_from=versions_from,
+        reason=env.reason if env is not None else "not set up",
         notebooks=[(ex, site.all_results[ex.name].get(fw.name)) for ex in site.examples
                    if ex.snippet_path(fw).exists() and ex.name in site.all_results],
         history=history(site.project, fw, site.examples, site.all_results),
