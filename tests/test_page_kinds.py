@@ -323,6 +323,8 @@ def test_a_row_measured_only_on_another_machine_is_shown_with_that_machine_never
         framework_page.render(view, writer)
         page = writer.files[f"frameworks/{fw.name}.md"]
         assert "Not installed on this machine" not in page and escape(view.versions_from) in page, fw.name
+        assert f"the program `{fw.program}{fw.suffix}`" in page, "a JavaScript row's program is its .js file"
+    assert any(fw.suffix == ".js" for fw in elsewhere_only), "TensorFlow.js's rows were measured on another EPYC"
     fw = next(fw for fw in elsewhere_only if views[fw.name].lessons)   # Paddle's lessons ran on another EPYC
     item = views[fw.name].lessons[0]
     not_installed = {**item.current, fw.name: {"framework": fw.name, "status": Outcome.NOT_INSTALLED}}

@@ -223,7 +223,7 @@ def render(view: FrameworkView, writer: Writer) -> None:
     lines = [f"({fw.name})=", f"# {fw.label}", "", f"API used in the tabs: {fw.api}.", ""]
     siblings = [other for other in view.frameworks if other.program == fw.program and other.name != fw.name]
     if fw.variables or siblings:
-        lines += [f"Its snippets are the program `{fw.program}.py`"
+        lines += [f"Its snippets are the program `{fw.program}{fw.suffix}`"
                   + (", run with " + ", ".join(f"`{k}={v}`" for k, v in fw.variables.items()) if fw.variables else "")
                   + f" in the {fw.environment_label} environment"
                   + ("; the same files also run as " + ", ".join(
