@@ -34,9 +34,9 @@ from .same_model import equivalence_section
 from .verdicts import related_lessons
 
 
-def step_tab(example: Example, group: TabGroup, step: str, current: dict, ran: dict) -> str:
+def step_tab(example: Example, group: TabGroup, step: str, results: dict, ran: dict) -> str:
     """The body of one tab: the current code once (with its part marks: the side-by-side view pairs them),
-    then each row's output and time, or why there is none."""
+    then each row's output and time, or why there is none. `results`: row -> the result its tab shows."""
     snippet_steps = group.steps
     if step not in snippet_steps:
         return "```{warning}\nThis " + ("framework" if len(group.rows) == 1 else "program") + \
@@ -45,13 +45,13 @@ def step_tab(example: Example, group: TabGroup, step: str, current: dict, ran: d
     if len(group.rows) == 1:
         fw = group.rows[0]
         return "\n\n".join([fence(shown.code, fw.language),
-                             *step_outcome(example, fw, step, current.get(fw.name), ran.get(fw.name, {}), shown)])
+                             *step_outcome(example, fw, step, results.get(fw.name), ran.get(fw.name, {}), shown)])
     names = ", ".join(fw.backend for fw in group.rows)
     lines = [fence(shown.code, group.rows[0].language), "",
              f"<p class=\"rosetta-ran-by\">This one program ran {len(group.rows)} times: {names}.</p>", "",
              ":::::{tab-set}", f":sync-group: {group.sync}-row", ""]
     for fw in group.rows:
-        outcome = step_outcome(example, fw, step, current.get(fw.name), ran.get(fw.name, {}), shown) \
+        outcome = step_outcome(example, fw, step, results.get(fw.name), ran.get(fw.name, {}), shown) \
             or ["Not run."]
         lines += [f"::::{{tab-item}} {fw.backend}", f":sync: {fw.name}", "", *outcome, "::::", ""]
     return "\n".join(lines + [":::::"])
@@ -87,6 +87,10 @@ def step_outcome(example: Example, fw: Framework, step: str, result: dict | None
         parts.append(f"```{{error}}\nThis step {STATUS_TEXT[status]}: {escape(str(error.get('ename')))}: "
                      f"{escape(str(error.get('evalue')))}. The full traceback is in "
                      f"{{ref}}`the notebook <{traceback_label(example.name, fw.name)}>`. {escape(hint)}\n```")
+    elif step in result.get("steps", {}) and result.get("shown_from"):
+        # (Not run by this build: where its output and time come from, said under every step.)
+        parts.append(f"<p class=\"rosetta-step-time\">Step time on {escape(result['shown_from'])}, profile "
+                     f"{result['profile']}: {time_summary(result['steps'][step])}</p>")
     elif step in result.get("steps", {}):
         parts.append(f"<p class=\"rosetta-step-time\">Step time: {time_summary(result['steps'][step])}</p>")
     else:
@@ -490,7 +494,7 @@ def step_lines(view: BenchmarkView) -> list[str]:
         # Colon fences nest by length: tab-set 7, tab-item 6, a program's per-row tab-set 5, its items 4.
         lines += [f"### {step.capitalize()}", "", ":::::::{tab-set}", ":sync-group: framework", ""]
         for group in view.groups:
-            body = step_tab(example, group, step, view.current, view.ran)
+            body = step_tab(example, group, step, view.shown, view.ran)
             lines += [f"::::::{{tab-item}} {group.label}", f":sync: {group.sync}", "", body, "::::::", ""]
         lines += [":::::::", ""]
     return lines

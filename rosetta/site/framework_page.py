@@ -245,6 +245,7 @@ def render(view: FrameworkView, writer: Writer) -> None:
     docs = []
     for example, result in view.notebooks:
         state = "not run" if result is None else (
+            f"ran on {result['shown_from']}" if result.get("shown_from") else
             "ran" if result["status"] == Outcome.OK else STATUS_TEXT.get(result["status"], result["status"]))
         lines.append(f"- {{doc}}`{example.short_title} <{doc_link(notebook_doc(example.name, fw.name))}>` ({state})")
         docs.append(doc_link(notebook_doc(example.name, fw.name)))

@@ -19,6 +19,7 @@ from .common import (
     lesson_evidence,
     load_executed,
     ran_steps,
+    shown_result,
     tab_groups,
     written_rows,
 )
@@ -39,12 +40,13 @@ class BenchmarkView:
     gpu_anywhere: bool             # a GPU among the machines of the table
     written: set[str]              # rows with a program of this example
     groups: list[TabGroup]
-    ran: dict                      # row -> step -> RanStep
+    ran: dict                      # row -> step -> RanStep (of its shown result)
     check: dict | None             # the equivalence check
     lessons: list[LessonEvidence]  # every lesson (its page lists those that concern this example)
     workers: int = 1               # processes per row (a data-parallel example: more than one)
     launches: dict = field(default_factory=dict)   # row -> its [data_parallel] table (engine, launcher, env)
     left_out: list = field(default_factory=list)   # [[left_out]]: rows without a program here, and why
+    shown: dict = field(default_factory=dict)      # row -> the result its tabs show (common.shown_result)
 
 
 def timed_operations(project: Project, example: Example, profile: str) -> float | None:
@@ -65,6 +67,8 @@ def readme_text(folder: Path) -> str:
 def benchmark(site: SiteInput, example: Example, evidence: list[LessonEvidence]) -> BenchmarkView:
     found = columns(site, example)
     current = site.all_results[example.name]
+    shown = {fw.name: result for fw in site.frameworks
+             if (result := shown_result(found, fw.name, site.profile)) is not None}
     return BenchmarkView(
         example=example, frameworks=site.frameworks, current=current, profile=site.profile,
         machine_info=site.machine_info, machine_label=site.machine_label, columns=found,
@@ -74,7 +78,8 @@ def benchmark(site: SiteInput, example: Example, evidence: list[LessonEvidence])
                                                        for key in found.by_column),
         written=written_rows(example, site.frameworks), groups=tab_groups(site.frameworks, example),
         ran={name: ran_steps(load_executed(site.project, r), example, (r or {}).get("notebook") or "")
-             for name, r in current.items()},
+             for name, r in shown.items()},
+        shown=shown,
         check=site.checks.get(example.name),
         lessons=evidence,
         workers=model.example_workers(example),

@@ -9,6 +9,7 @@ import nbformat
 
 from ...build import results, store
 from ...build.lessons import Lesson
+from ...build.outcome import Outcome
 from ...build.snippets import SnippetError, Step, group_steps, read_notebook
 from ...project import REFERENCE_RESULTS, Example, Framework, Project
 from ..markup import outputs_text
@@ -103,6 +104,32 @@ def columns(site: SiteInput, example: Example) -> Columns:
     return found
 
 
+def shown_column(table: Columns, row: str, profile: str) -> tuple | None:
+    """The column whose result of the row a page shows: this build's own (the table's first), failed or not;
+    where it has none or its environment is not installed here, the column of the newest run of the row that
+    another machine on record holds (this profile's first, current code before stale). None: none anywhere."""
+    own = table.keys[0]
+    here = table.by_column[own].get(row)
+    if here is not None and here["status"] != Outcome.NOT_INSTALLED:
+        return own
+    ran = [key for key in table.keys[1:]
+           if (result := table.by_column[key].get(row)) is not None and result["status"] == Outcome.OK]
+    if not ran:
+        return own if here is not None else None
+    return max(ran, key=lambda key: (key[1] == profile, not table.by_column[key][row].get("stale"),
+                                     table.by_column[key][row].get("provenance", {}).get("date", "")))
+
+
+def shown_result(table: Columns, row: str, profile: str) -> dict | None:
+    """The row's result in that column (shown_column), marked with its machine (`shown_from`) where it is not
+    this build's: a page never says "not run" of a result the site holds."""
+    key = shown_column(table, row, profile)
+    if key is None:
+        return None
+    result = table.by_column[key][row]
+    return result if key == table.keys[0] else {**result, "shown_from": table.labels.get(key[0], key[0])}
+
+
 def written_rows(example: Example | Lesson, frameworks: list[Framework]) -> set[str]:
     """The rows that have a program of this example (ConvNetJS has no GRU)."""
     return {fw.name for fw in frameworks if example.snippet_path(fw).exists()}
@@ -159,7 +186,8 @@ def tab_groups(frameworks: list[Framework], example: Example) -> list[TabGroup]:
 def load_executed(project: Project, result: dict | None):
     if not result or not result.get("notebook"):
         return None
-    path = store.BENCHMARK.path(project.results, result["machine"], result["profile"], result["example"],
+    folder = Path(result["source"]) if result.get("source") else project.results    # (another folder's result)
+    path = store.BENCHMARK.path(folder, result["machine"], result["profile"], result["example"],
                                 result["framework"]).with_name(result["notebook"])
     return nbformat.read(path, as_version=4) if path.exists() else None
 

@@ -12,7 +12,7 @@ from ...build.outcome import Outcome
 from ...project import Example, Framework, Project
 from .. import systems
 from .benchmark import timed_operations
-from .common import LessonEvidence, SiteInput, columns, lesson_evidence
+from .common import LessonEvidence, SiteInput, columns, lesson_evidence, shown_column, shown_result
 
 
 @dataclass
@@ -100,22 +100,22 @@ def best_tuned(project: Project, lesson: Lesson, fw: Framework, machine: str) ->
 
 
 def ceilings(site: SiteInput, fw: Framework, tables: dict) -> list[CeilingView]:
-    """Each example this row has a program of: its tab's share of the machine's peak (this build's column),
+    """Each example this row has a program of: its tab's share of the machine's peak (the column its pages show),
     and the tuning lessons' best variant for it. `tables`: example -> (Columns, operations per sample)."""
     found = []
     for example in site.shown:
         if not example.snippet_path(fw).exists():
             continue
         table, operations = tables[example.name]
-        own = table.keys[0]
-        result = table.by_column[own].get(fw.name)
-        peak = table.peaks.get(own)
+        column = shown_column(table, fw.name, site.profile) or table.keys[0]    # (another machine's, if none here)
+        result = table.by_column[column].get(fw.name)
+        peak = table.peaks.get(column)
         share = peak_fraction(result, operations, peak) if result and result["status"] == Outcome.OK else None
         machine = result["machine"] if result else site.machine
         tuned = [t for lesson in site.lessons.lessons
                  if example.name in lesson.concerns and AS_WRITTEN in lesson.variants
                  and (t := best_tuned(site.project, lesson, fw, machine))]
-        found.append(CeilingView(example, share, peak, table.labels.get(own[0], own[0]), tuned))
+        found.append(CeilingView(example, share, peak, table.labels.get(column[0], column[0]), tuned))
     return found
 
 
@@ -175,8 +175,8 @@ def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict,
     return FrameworkView(
         fw=fw, frameworks=site.frameworks, versions=versions, versions_from=versions_from,
         reason=env.reason if env is not None else "not set up",
-        notebooks=[(ex, site.all_results[ex.name].get(fw.name)) for ex in site.examples
-                   if ex.snippet_path(fw).exists() and ex.name in site.all_results],
+        notebooks=[(ex, shown_result(tables[ex.name][0], fw.name, site.profile)) for ex in site.examples
+                   if ex.snippet_path(fw).exists() and ex.name in tables],
         history=history(site.project, fw, site.examples, site.all_results),
         fairness=fairness(site.project, fw, site.examples, records),
         ceilings=ceilings(site, fw, tables),

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ...build.snippets import read_notebook
 from ...project import Example, Framework
-from .common import SiteInput, load_executed
+from .common import SiteInput, columns, load_executed, shown_result
 
 
 @dataclass
@@ -22,11 +22,12 @@ class NotebookView:
 def notebook_views(site: SiteInput) -> list[NotebookView]:
     views = []
     for example in site.shown:
+        table = columns(site, example)
         for fw in site.frameworks:
             source = example.snippet_path(fw)
             if not source.exists():
                 continue
-            result = site.all_results[example.name].get(fw.name)
+            result = shown_result(table, fw.name, site.profile)     # (another machine's, where none ran here)
             executed = load_executed(site.project, result)
             notebook = copy.deepcopy(executed) if executed is not None else read_notebook(source)
             views.append(NotebookView(example, fw, result, notebook, source.name, source.read_bytes()))
