@@ -8,7 +8,9 @@ For every (example, framework), strictly one run at a time, each repeat runs eve
 (the order rotates from repeat to repeat, so that none is always first):
   kernel  the snippet in its Jupyter kernel, exactly as the build runs it: the timed step's cell time
   script  the snippet's own steps without a kernel (rosetta.step_runner in the framework's venv)
-  plain   benchmarks/plain/<example>/<framework>.py: the same work written as a plain script
+  plain   benchmarks/plain/<example>/<framework>.py: the same work written as a plain script (a JavaScript
+          row's, <framework>.js, run by its venv's Deno with the import map its kernel has; such a row has
+          no script variant: rosetta.step_runner is Python)
   plain@<name>  benchmarks/plain/<example>/<program>@<name>.py, where there is one: the same work
           written another way a user of that framework would (JAX without Flax: pure functions under
           jax.jit), run with the plain variant; plain/plain@<name> is what the plain twin's way costs
@@ -36,6 +38,7 @@ import nbformat  # noqa: E402
 
 from rosetta import model  # noqa: E402
 from rosetta.build import environments, identity, results, variables  # noqa: E402
+from rosetta.build.benchmark import write_working_files  # noqa: E402
 from rosetta.build.execute import execute  # noqa: E402
 from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
@@ -108,12 +111,27 @@ class Pair:
                  timeout: int):
         self.example, self.fw, self.timeout = example, fw, timeout
         self.python = str(environments.venv_python(project, fw))
-        self.run_dir = project.build / "run" / example.name     # the build's kernel cwd: no self-import
+        self.deno = str(environments.venv_folder(project, fw) / "bin" / "deno")
+        # The build's kernel cwd (no self-import); a JavaScript row's, as the build's, its own, with its import map.
+        self.run_dir = project.build / "run" / example.name / (fw.name if fw.language != "python" else "")
         self.work = project.build / "fairness" / example.name / fw.name   # jobs, logs, the last notebook
         self.env = environments.child_variables(project, fw, profile, ROSETTA_OVERRIDES=json.dumps(overrides),
                                                 TF_CPP_MIN_LOG_LEVEL="2")
         for folder in (self.run_dir, self.work):
             folder.mkdir(parents=True, exist_ok=True)
+        write_working_files(project, fw, self.run_dir)
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The variants this row has: a JavaScript row no script one (rosetta.step_runner runs Python)."""
+        return VARIANTS if self.fw.language == "python" else tuple(v for v in VARIANTS if v != "script")
+
+    def plain_command(self, path: Path) -> list[str]:
+        if self.fw.language == "python":
+            return [self.python, "-P", str(path)]
+        config = self.run_dir / "deno.json"
+        return [self.deno, "run", "--allow-all", "--quiet", *(["--config", str(config)] if config.exists() else []),
+                str(path)]
 
     @property
     def snippet_path(self) -> Path:
@@ -180,7 +198,7 @@ def run_script(pair: Pair) -> dict:
 
 def run_plain(pair: Pair, variant: str = "plain") -> dict:
     path = pair.plain_file(variant)
-    done = pair.run(variant, [pair.python, "-P", str(path)])
+    done = pair.run(variant, pair.plain_command(path))
     lines = [line for line in json_lines(done.stdout) if "timed_seconds" in line]
     if not lines:
         raise RunFailed(f"{path.name} printed no JSON line with timed_seconds")
@@ -260,7 +278,7 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
             machine_info: dict) -> dict:
     pair = Pair(project, example, fw, profile, overrides, args.timeout)
     alternatives = pair.alternatives if "plain" in args.variants else {}
-    order = [*args.variants, *alternatives]
+    order = [*(v for v in args.variants if v in pair.variants), *alternatives]
     runs: dict[str, list[dict]] = {variant: [] for variant in order}
     for repeat in range(args.repeats):
         shift = repeat % len(order)
@@ -392,9 +410,9 @@ def main(argv=None) -> int:
         for fw in frameworks:
             if not example.snippet_path(fw).exists():
                 continue                   # no such tab (the symbolic MXNet row has no ResNet-50)
-            if fw.language != "python":    # its variants are Python: the kernel's code as a script, a plain script
-                log(f"  {example.name}/{fw.name}: skipped, its snippet is {fw.language}: the harness times Python")
-                continue
+            if fw.language != "python" and "script" in args.variants:
+                log(f"  {example.name}/{fw.name}: no script variant, its snippet is {fw.language} "
+                    "(rosetta.step_runner runs Python): its kernel and its plain twin")
             if not environments.is_current(project, fw):
                 log(f"  {example.name}/{fw.name}: skipped, {project.venvs / fw.environment} is missing or out of date "
                     "(make envs)")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rosetta import model
-from rosetta.build import environments
+from rosetta.build import environments, identity
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("fairness", REPO / "benchmarks" / "fairness.py")
@@ -23,19 +23,20 @@ fairness = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(fairness)
 
 
-def plain_scripts() -> set[tuple[str, str]]:
-    """(example, file stem) of every plain twin, the other ways (<program>@<name>.py) included."""
-    return {(path.parent.name, path.stem) for path in fairness.PLAIN.glob("*/*.py")}
+def plain_scripts(suffix: str = ".py") -> set[tuple[str, str]]:
+    """(example, file stem) of every plain twin in that language, the other ways (<program>@<name>.py) included."""
+    return {(path.parent.name, path.stem) for path in fairness.PLAIN.glob(f"*/*{suffix}")}
 
 
-def test_one_plain_script_per_snippet(project):
+@pytest.mark.parametrize("language, suffix", [("python", ".py"), ("javascript", ".js")])
+def test_one_plain_script_per_snippet(project, language, suffix):
     # One per program (Keras' serves 3 rows); a data-parallel example's rows run as several processes: none.
     snippets = {(ex.name, ex.snippet_path(fw).stem) for ex in project.examples() for fw in project.frameworks()
-                if ex.snippet_path(fw).exists() and fw.language == "python" and model.example_workers(ex) == 1}
-    assert snippets and {(ex, stem) for ex, stem in plain_scripts() if "@" not in stem} == snippets
+                if ex.snippet_path(fw).exists() and fw.language == language and model.example_workers(ex) == 1}
+    assert snippets and {(ex, stem) for ex, stem in plain_scripts(suffix) if "@" not in stem} == snippets
     # Another way of writing a twin belongs to a program that has a twin: jax@pure-jit.py beside jax.py.
-    others = {(ex, stem.partition("@")[0]) for ex, stem in plain_scripts() if "@" in stem}
-    assert others and others <= snippets
+    others = {(ex, stem.partition("@")[0]) for ex, stem in plain_scripts(suffix) if "@" in stem}
+    assert (others or language != "python") and others <= snippets      # (JAX's are Python)
 
 
 def test_the_other_plain_twins_are_found_for_their_program_only(project):
@@ -65,6 +66,29 @@ def test_plain_script_prints_one_json_line_with_its_time(example, framework):
     assert keys == {"timed_seconds", "samples"}
     assert "time.perf_counter()" in ast.unparse(tree)
     assert f'settings("{example}")' in ast.unparse(tree).replace("'", '"')
+
+
+@pytest.mark.parametrize("example, framework", sorted(plain_scripts(".js")))
+def test_a_javascript_plain_script_prints_one_json_line_with_its_time(example, framework):
+    source = (fairness.PLAIN / example / f"{framework}.js").read_text()
+    assert source.startswith(f"/**\n * Plain-script twin of snippets/{example}/{framework}.js")
+    code = identity.javascript_identity(source)              # (its tokens: comments gone)
+    assert code.split().count("console.log") == 1, "one line printed"
+    last = [line for line in source.strip().splitlines() if not line.lstrip().startswith("//")][-1]
+    assert last == "console.log(JSON.stringify({ timed_seconds: seconds, samples: " + last.split("samples: ")[1]
+    assert "performance.now()" in source and f'settings("{example}")' in source
+    assert "report" not in code.split(), "a plain script reports nothing to a build"
+
+
+def test_a_javascript_row_is_run_without_a_script_variant_and_its_twin_by_deno(project):
+    pair = fairness.Pair.__new__(fairness.Pair)                   # only the fields these read
+    pair.fw, pair.deno = project.framework("tensorflowjs"), "/venv/bin/deno"
+    pair.run_dir, pair.python = Path("/nowhere/run"), "/venv/bin/python"
+    assert pair.variants == ("kernel", "plain")
+    assert pair.plain_command(Path("twin.js")) == ["/venv/bin/deno", "run", "--allow-all", "--quiet", "twin.js"]
+    pair.fw = project.framework("pytorch")
+    assert pair.variants == fairness.VARIANTS and pair.plain_command(Path("twin.py")) == \
+        ["/venv/bin/python", "-P", "twin.py"]
 
 
 @pytest.mark.parametrize("medians, verdict", [

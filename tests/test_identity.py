@@ -68,6 +68,16 @@ def test_javascript_identity_is_its_tokens_without_comments(tmp_path):
         identity.javascript_identity("let a = 1;\n  let b = 2")
 
 
+def test_a_javascript_plain_twin_s_identity_is_its_tokens_too(tmp_path):
+    twin = copy(REPO_ROOT / "benchmarks" / "plain" / "cnn_cifar10" / "tensorflowjs.js", tmp_path)
+    before = identity.script_identity(twin)
+    twin.write_text(edited(twin, "// full batches only", "// whole batches only, as the tab"))
+    assert identity.script_identity(twin) == before, "a comment edit keeps its fairness ratio current"
+    twin.write_text(edited(twin, "poolSize: 2 }),\n    tf.layers.activation",
+                           "poolSize: 3 }),\n    tf.layers.activation"))
+    assert identity.script_identity(twin) != before
+
+
 def test_page_only_keys_of_example_toml_keep_a_result_current(tmp_path):
     toml = copy(CNN / "example.toml", tmp_path)
     before = identity.definition_identity(toml)

@@ -210,6 +210,20 @@ def test_framework_pages_show_the_fairness_ratios_and_say_when_they_are_stale(pr
 
 
 
+def test_a_javascript_tab_s_fairness_row_has_no_run_without_a_kernel_and_says_why(project):
+    tfjs, gru = project.framework("tensorflowjs"), project.example("gru_imdb")
+    summary = {"status": "ok", "median": 70.0, "min": 69.0, "max": 71.0}
+    entry = {"example": "gru_imdb", "framework": "tensorflowjs", "verdict": "within 10 %", "same_work": True,
+             "ratios": {"kernel/plain": 1.02}, "variants": {"kernel": summary, "plain": {**summary, "median": 68.6}},
+             "provenance": {"machine": {"cpu": "Some CPU", "cores": 2, "gpus": []}, "profile": "cpu",
+                            "sizes": {"train_reviews": 640}, "repeats": 3, "date": "2026-12-07T14:00:00"}}
+    lines = framework_page.fairness_section(tfjs, [gather.framework.FairnessEntry(entry, gru, False)])
+    row = next(line for line in lines if line.startswith("| GRU"))
+    assert "| 70.00 (69.00–71.00) | — | 68.60 (69.00–71.00) | 1.02 | within 10 %" in row
+    assert "A JavaScript tab has no run without a kernel" in " ".join(lines)
+    assert "failed" not in row
+
+
 def test_a_plain_twin_written_another_way_shows_its_time_and_what_the_plain_twin_s_way_costs(project):
     jax, cnn = project.framework("jax"), project.example("cnn_cifar10")
     summary = {"status": "ok", "median": 30.0, "min": 29.0, "max": 31.0}

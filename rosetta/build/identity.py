@@ -91,10 +91,11 @@ def snippet_identity(path: Path) -> str | None:
 
 
 def script_identity(path: Path) -> str | None:
-    """The sha256 of a plain Python script's substance (no comments, docstrings or layout), or None."""
+    """The sha256 of a plain script's substance (no comments, docstrings or layout; Python or JavaScript, by its
+    suffix), or None."""
     if not path.exists():
         return None
-    return sha256(python_identity(path.read_text(encoding="utf-8")))
+    return sha256(code_identity(path.read_text(encoding="utf-8"), language_of(path)))
 
 
 def definition_values(path: Path, row: str | None = None) -> dict:

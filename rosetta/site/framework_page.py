@@ -27,7 +27,9 @@ def fairness_section(fw: Framework, entries: list[FairnessEntry]) -> list[str]:
              "`benchmarks/fairness.py` times each snippet's timed step three ways, alternating, several times: "
              "in its Jupyter kernel as the build does (the times on the pages), as the same code without a "
              "kernel, and as a plain script of the same model (`benchmarks/plain/`), in the same environment "
-             "at the same sizes. Seconds: median (min–max); within 10 % either way counts as the same.", ""]
+             "at the same sizes. Seconds: median (min–max); within 10 % either way counts as the same."
+             + ("" if fw.language == "python" else " A JavaScript tab has no run without a kernel (the harness "
+                "runs a snippet's steps as a script in Python only): its kernel against its plain twin."), ""]
     if not entries:
         return lines + ["Not measured on any machine yet.", ""]
     lines += ["| example | machine, profile (sizes) | in its kernel | without a kernel | plain script "
@@ -35,8 +37,9 @@ def fairness_section(fw: Framework, entries: list[FairnessEntry]) -> list[str]:
     for found in entries:
         entry, example, stale = found.entry, found.example, found.stale
         prov, variants = entry["provenance"], entry["variants"]
-        times = [f"{variants[v]['median']:.2f} ({variants[v]['min']:.2f}–{variants[v]['max']:.2f})"
-                 if variants.get(v, {}).get("status") == Outcome.OK else "failed"
+        times = ["—" if v not in variants else
+                 f"{variants[v]['median']:.2f} ({variants[v]['min']:.2f}–{variants[v]['max']:.2f})"
+                 if variants[v].get("status") == Outcome.OK else "failed"
                  for v in ("kernel", "script", "plain")]
         ratio = entry.get("ratios", {}).get("kernel/plain")
         verdict = (entry.get("verdict") or "") + ("" if entry.get("same_work", True) else "; not the same work")
