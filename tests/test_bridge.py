@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from rosetta import bridge
+from rosetta.build import environments
 from rosetta.data import cifar10, random_images
 from rosetta.project import UsageError
 from rosetta.settings import settings
@@ -68,3 +71,29 @@ def test_command_line_prints_json():
     done = subprocess.run([sys.executable, "-m", "rosetta.bridge", "settings", "cnn_cifar10"], cwd=REPO,
                           capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(done.stdout)["settings"]["batch_size"] == 64
+
+
+@pytest.mark.envs
+@pytest.mark.parametrize("row", ["convnetjs", "tensorflowjs"])
+def test_a_javascript_row_s_own_environment_decodes_the_cifar10_archive(project, row, tmp_path):
+    """A JavaScript row run alone (no Python row decoded the archive into the cache first) reads CIFAR-10's
+    JPEG archive through its own environment's Python: it needs Pillow there (a fairness run of the JavaScript
+    rows on the shared archive failed in its data step without it)."""
+    from test_cifar10 import image_tree
+    fw = project.framework(row)
+    python = environments.venv_python(project, fw)
+    if not environments.is_current(project, fw):
+        pytest.skip(f"{row}'s environment is not set up here (make envs; CI sets it up)")
+    data, out = tmp_path / "data", tmp_path / "out"
+    image_tree(tmp_path / "tree" / "cifar10-jpeg")
+    data.mkdir()
+    with tarfile.open(data / "cifar10-jpeg.tar.gz", "w:gz") as tar:
+        tar.add(tmp_path / "tree" / "cifar10-jpeg", arcname="cifar10-jpeg")
+    env = {**os.environ, **environments.child_variables(project, fw, "cpu"), "ROSETTA_DATA": str(data),
+           "ROSETTA_CACHE": str(tmp_path / "cache"), "ROSETTA_OVERRIDES": '{"train_images": 20, "test_images": 20}'}
+    done = subprocess.run([str(python), "-m", "rosetta.bridge", "load", "cnn_cifar10", "cifar10", str(out),
+                           "--layout", "NHWC"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    index = json.loads((out / bridge.INDEX).read_text())
+    assert index["arrays"]["x_train"]["shape"] == [20, 32, 32, 3]
+    assert "image-folder archive" in index["context"]["data_source"], index["context"]
