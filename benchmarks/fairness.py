@@ -90,8 +90,9 @@ def parse_sets(items: list[str]) -> dict:
     return overrides
 
 
-def known_settings(example: Example, profile: str) -> dict:
-    return {**example.hyperparameters, **example.profiles[profile]}
+def known_settings(example: Example, profile: str, row: str | None = None) -> dict:
+    """The example's settings at the profile, with the row's own sizes where it has some ([row_sizes])."""
+    return {**example.hyperparameters, **example.sizes(profile, row)}
 
 
 def log(message: str) -> None:
@@ -296,7 +297,7 @@ def measure(project: Project, example: Example, fw: Framework, profile: str, ove
     samples = {v: s["samples"] for v, s in variants.items() if s["samples"] is not None}
     fingerprint = environments.fingerprint(project, fw)
     versions = results.key_packages(fw, {**fingerprint["packages"], "python": fingerprint["python"]})
-    settings = {**known_settings(example, profile), **overrides}
+    settings = {**known_settings(example, profile, fw.name), **overrides}
     if "weights" in settings:
         settings["weights"] = variables.read().weights or settings["weights"]
     return {

@@ -244,3 +244,9 @@ def test_run_spread_records_every_run_with_its_cpu_time(project, tmp_path, monke
     for run in record["runs"]:
         assert run["status"] == "ok" and run["seconds"] > 0 and run["process_cpu"] > 0
         assert run["wall"] >= run["seconds"] and set(run["cpus"]) == set(run_spread.cpu_times())
+
+
+def test_a_row_s_own_sizes_are_the_sizes_its_record_names(project):
+    cnn = project.example("cnn_cifar10")
+    assert fairness.known_settings(cnn, "cpu", "tensorflowjs")["train_images"] == \
+        cnn.sizes("cpu", "tensorflowjs")["train_images"] < fairness.known_settings(cnn, "cpu")["train_images"]
