@@ -21,12 +21,13 @@ RESULTS ?= results
 publish: $(VENV)/.installed
 	$(PY) build_docs.py $(foreach folder,$(RESULTS),--from-results $(folder)) $(if $(PROFILE),--profile $(PROFILE)) $(BUILD_ARGS)
 
-# The reference results kept in the repository: re-measure here the rows whose code changed since (or the
-# rows named: ROWS="cnn_cifar10/pytorch momentum"), 3 runs per benchmark row, and copy them into
+# The reference results kept in the repository: re-measure here the whole reference (every example, check,
+# conversion and lesson; older runs on this kind of machine are then removed), or the rows named
+# (ROWS="cnn_cifar10/pytorch momentum"), 3 runs per benchmark row, and copy them into
 # benchmarks/reference/<machine>/.
 ROWS ?=
 reference: $(VENV)/.installed
-	$(PY) -m rosetta.build.reference --refresh --profile $(or $(PROFILE),cpu) $(ROWS)
+	$(PY) -m rosetta.build.reference --refresh --profile $(or $(PROFILE),cpu) $(or $(ROWS),--all)
 
 envs: $(VENV)/.installed
 	$(PY) build_docs.py --setup-only

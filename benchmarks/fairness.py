@@ -38,7 +38,7 @@ import nbformat  # noqa: E402
 
 from rosetta import model  # noqa: E402
 from rosetta.build import environments, identity, results, variables  # noqa: E402
-from rosetta.build.benchmark import write_working_files  # noqa: E402
+from rosetta.build.benchmark import deno_run, write_working_files  # noqa: E402
 from rosetta.build.execute import execute  # noqa: E402
 from rosetta.build.snippets import parse  # noqa: E402
 from rosetta.project import Example, Framework, Project, UsageError, check_name, resolve_profile  # noqa: E402
@@ -110,9 +110,8 @@ class Pair:
 
     def __init__(self, project: Project, example: Example, fw: Framework, profile: str, overrides: dict,
                  timeout: int):
-        self.example, self.fw, self.timeout = example, fw, timeout
+        self.project, self.example, self.fw, self.timeout = project, example, fw, timeout
         self.python = str(environments.venv_python(project, fw))
-        self.deno = str(environments.venv_folder(project, fw) / "bin" / "deno")
         # The build's kernel cwd (no self-import); a JavaScript row's, as the build's, its own, with its import map.
         self.run_dir = project.build / "run" / example.name / (fw.name if fw.language != "python" else "")
         self.work = project.build / "fairness" / example.name / fw.name   # jobs, logs, the last notebook
@@ -130,9 +129,7 @@ class Pair:
     def plain_command(self, path: Path) -> list[str]:
         if self.fw.language == "python":
             return [self.python, "-P", str(path)]
-        config = self.run_dir / "deno.json"
-        return [self.deno, "run", "--allow-all", "--quiet", *(["--config", str(config)] if config.exists() else []),
-                str(path)]
+        return deno_run(self.project, self.fw, self.run_dir, str(path))
 
     @property
     def snippet_path(self) -> Path:

@@ -82,10 +82,11 @@ def test_a_javascript_plain_script_prints_one_json_line_with_its_time(example, f
 
 def test_a_javascript_row_is_run_without_a_script_variant_and_its_twin_by_deno(project):
     pair = fairness.Pair.__new__(fairness.Pair)                   # only the fields these read
-    pair.fw, pair.deno = project.framework("tensorflowjs"), "/venv/bin/deno"
+    pair.project, pair.fw = project, project.framework("tensorflowjs")
     pair.run_dir, pair.python = Path("/nowhere/run"), "/venv/bin/python"
+    deno = str(environments.venv_folder(project, pair.fw) / "bin" / "deno")
     assert pair.variants == ("kernel", "plain")
-    assert pair.plain_command(Path("twin.js")) == ["/venv/bin/deno", "run", "--allow-all", "--quiet", "twin.js"]
+    assert pair.plain_command(Path("twin.js")) == [deno, "run", "--allow-all", "--quiet", "twin.js"]
     pair.fw = project.framework("pytorch")
     assert pair.variants == fairness.VARIANTS and pair.plain_command(Path("twin.py")) == \
         ["/venv/bin/python", "-P", "twin.py"]

@@ -60,6 +60,14 @@ def write_working_files(project: Project, fw: Framework, folder: Path) -> None:
         (folder / name).write_text(expand(text, environments.venv_folder(project, fw)))
 
 
+def deno_run(project: Project, fw: Framework, folder: Path, *args: str) -> list[str]:
+    """The command that runs a JavaScript program outside a kernel as the row's kernel would: the row's Deno,
+    with the import map write_working_files put in folder (the equivalence worker, a plain twin)."""
+    deno = environments.venv_folder(project, fw) / "bin" / "deno"
+    config = ["--config", str(folder / "deno.json")] if (folder / "deno.json").exists() else []
+    return [str(deno), "run", "--allow-all", "--quiet", *config, *args]
+
+
 def run_once(context: RunContext, example: Example, fw: Framework, snippet, kernel_env: dict, run_dir: Path,
              workers: int | None = None):
     """One run of a row: one kernel, or a data-parallel example's workers (ranks.py), the tab rank 0's; `workers`

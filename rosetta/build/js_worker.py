@@ -15,8 +15,7 @@ import numpy as np
 
 from .. import neutral
 from ..project import REPO_ROOT, Framework, Project
-from . import environments
-from .benchmark import write_working_files
+from .benchmark import deno_run, write_working_files
 
 WORKER = REPO_ROOT / "rosetta" / "js" / "equivalence_worker.ts"
 RAW = "raw"                 # job_dir/raw/{weights,batches,out}/
@@ -61,6 +60,4 @@ def finish(job_dir: Path) -> None:
 def command(project: Project, fw: Framework, run_dir: Path, job_dir: Path) -> list[str]:
     """Deno, with the row's import map (written into run_dir as its kernel finds it), running the worker."""
     write_working_files(project, fw, run_dir)
-    deno = environments.venv_folder(project, fw) / "bin" / "deno"
-    config = ["--config", str(run_dir / "deno.json")] if (run_dir / "deno.json").exists() else []
-    return [str(deno), "run", "--allow-all", "--quiet", *config, str(WORKER), str(job_dir)]
+    return deno_run(project, fw, run_dir, str(WORKER), str(job_dir))

@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,6 +147,42 @@ def stale_checks(project: Project, root: Path, machine: str, profile: str, examp
     return stale
 
 
+def every_row(project: Project, profile: str, with_gpu: bool) -> list[str]:
+    """The names that measure the whole reference at a profile: every example (its rows, its equivalence check and
+    ONNX conversions) and every lesson that runs there."""
+    return [ex.name for ex in project.examples()] + \
+        [lesson.name for lesson in lessons.all_lessons(project)[0]
+         if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu")]
+
+
+def same_kind(root: Path, machine: str, profile: str) -> list[Path]:
+    """The other machines' profile folders under root measured on this machine's hardware (the same CPU model,
+    instructions and cores, or GPUs: another band of its rate, another day): a whole new reference run here
+    supersedes them, since one kind of machine twice is no column a reader can use."""
+    try:
+        here = results.hardware(results.load_machine(root, machine)[0])
+    except store.ResultFileError:
+        return []
+    found = []
+    for other, other_profile in stored_profiles(root):
+        if other == machine or other_profile != profile:
+            continue
+        try:
+            if results.hardware(results.load_machine(root, other)[0]) == here:
+                found.append(root / other / profile)
+        except store.ResultFileError:
+            continue
+    return found
+
+
+def remove_superseded(folders: list[Path]) -> None:
+    """Each profile folder, and its machine's folder once no profile is left in it."""
+    for folder in folders:
+        shutil.rmtree(folder)
+        if not any(child.is_dir() for child in folder.parent.iterdir()):
+            shutil.rmtree(folder.parent)
+
+
 def refresh_command(rows: list[Row]) -> str:
     names = sorted({str(row) for row in rows})
     return f'make reference ROWS="{" ".join(names)}"'
@@ -179,10 +216,13 @@ def selections(project: Project, names: list[str]) -> list[list[str]]:
     return out
 
 
-def build_commands(project: Project, names: list[str], profile: str, repeats: int = REPEATS) -> list[list[str]]:
-    """The measuring builds that refresh the named rows, one per example or lesson."""
+def build_commands(project: Project, names: list[str], profile: str, repeats: int = REPEATS,
+                   force: bool = False) -> list[list[str]]:
+    """The measuring builds that refresh the named rows, one per example or lesson (`force`: every row run again,
+    even one this checkout's results already hold)."""
     return [[sys.executable, str(project.root / "build_docs.py"), "--measure-only", "--profile", profile,
-             "--repeats", str(repeats), *options] for options in selections(project, names)]
+             "--repeats", str(repeats), *(["--force"] if force else []), *options]
+            for options in selections(project, names)]
 
 
 def measured_files(project: Project, names: list[str]) -> list[str]:
@@ -247,6 +287,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rows", nargs="*", help="example/row, lesson/row, or a whole example or lesson")
     parser.add_argument("--refresh", action="store_true", help="measure the rows here and copy them in")
+    parser.add_argument("--all", action="store_true",
+                        help="with --refresh: the whole reference (every example, check, conversion and lesson), "
+                             "then remove the folders of other runs on this kind of machine")
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--repeats", type=int, default=REPEATS, help=f"runs per benchmark row (default {REPEATS})")
     args = parser.parse_args(argv)
@@ -262,20 +305,31 @@ def main(argv=None) -> int:
             print(f"{row.state}: {row} ({row.profile} {where})")
         print(f"re-measure only these, on a machine of the same kind: {refresh_command(stale)}")
         return 1
-    names = args.rows or sorted({str(row) for row in stale})
+    machine, machine_info = results.this_machine(project, variables.read().machine)
+    names = every_row(project, args.profile, bool(machine_info.get("gpus"))) if args.all else \
+        args.rows or sorted({str(row) for row in stale})
     if not names:
         print(f"{REFERENCE_RESULTS}: nothing stale, nothing named: nothing to measure")
         return 0
-    for command in build_commands(project, names, args.profile, args.repeats):
+    started = time.monotonic()
+    for command in build_commands(project, names, args.profile, args.repeats, force=args.all):
         print("$ " + " ".join(command[1:]), flush=True)
         if subprocess.run(command, cwd=project.root, env=os.environ).returncode != 0:
             print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
             return 1
-    machine, _ = results.this_machine(project, variables.read().machine)
+    machine, _ = results.this_machine(project, variables.read().machine)   # (its rate, measured by the first build)
     copied, refused = copy_measured(project, machine, args.profile, names, root)
-    print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/")
+    print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/ "
+          f"({(time.monotonic() - started) / 60:.0f} minutes)")
     for line in refused:
         print(f"not copied, no measurement: {line}", file=sys.stderr)
+    if args.all and not refused:
+        superseded = same_kind(root, machine, args.profile)
+        remove_superseded(superseded)
+        for folder in superseded:
+            print(f"removed {folder.relative_to(project.root)}: measured on this kind of machine, now re-measured")
+    elif args.all:
+        print("the folders of older runs on this kind of machine are kept: not every row was measured here")
     others = sorted({row.machine for row in stale_rows(project, root)} - {machine})
     if others:
         print(f"still stale, measured on other machines ({', '.join(others)}): re-measure them there, or remove "
