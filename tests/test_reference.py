@@ -90,6 +90,9 @@ def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows
         == [["--examples", "cnn_cifar10", "--lessons", "none", "--frameworks", "jax,pytorch"],
             ["--examples", "none", "--lessons", "momentum", "--frameworks", "chainer"],
             ["--examples", "gru_imdb", "--lessons", "none"]]
+    assert reference.selections(project, ["momentum", "softmax_twice", "adam_epsilon/jax"]) \
+        == [["--examples", "none", "--lessons", "adam_epsilon", "--frameworks", "jax"],
+            ["--examples", "none", "--lessons", "momentum,softmax_twice"]], "whole lessons: one build"
     assert reference.selections(project, ["resnet50_features/equivalence", "gru_imdb/equivalence", "gru_imdb"]) \
         == [["--examples", "gru_imdb", "--lessons", "none"],
             ["--examples", "resnet50_features", "--lessons", "none", "--equivalence-only"]]
@@ -103,6 +106,44 @@ def test_a_refresh_measures_each_example_or_lesson_once_with_only_its_named_rows
     # Every benchmark row of the reference is the median of 3 runs, the spread kept beside it.
     commands = reference.build_commands(project, ["cnn_cifar10/pytorch", "momentum"], "cpu")
     assert [command[2:7] for command in commands] == [["--measure-only", "--profile", "cpu", "--repeats", "3"]] * 2
+
+
+def test_the_whole_reference_is_every_example_and_every_lesson_the_machine_can_run_each_run_again(project):
+    """make reference (no ROWS): each example whole (its rows, check and conversions) and each lesson of the
+    profile, a GPU lesson only on a machine with one; --force, so a row this checkout already holds runs again."""
+    every = reference.every_row(project, "cpu", with_gpu=False)
+    found = lessons.all_lessons(project)[0]
+    assert every[:len(project.examples())] == [ex.name for ex in project.examples()]
+    assert sorted(every[len(project.examples()):]) == sorted(
+        lesson.name for lesson in found if "cpu" in lesson.profiles and lesson.requires != "gpu")
+    gpu_only = {lesson.name for lesson in found if "cpu" in lesson.profiles and lesson.requires == "gpu"}
+    assert set(reference.every_row(project, "cpu", with_gpu=True)) == set(every) | gpu_only
+    commands = reference.build_commands(project, every, "cpu", force=True)
+    assert len(commands) == len(project.examples()) + 1 and all("--force" in command for command in commands)
+    assert commands[-1][-4:] == ["--examples", "none", "--lessons", ",".join(every[len(project.examples()):])], \
+        "the lessons in one build"
+    assert not any("--force" in command for command in reference.build_commands(project, every, "cpu"))
+
+
+def test_a_whole_run_supersedes_only_the_folders_of_its_own_kind_of_machine(tmp_path):
+    """Another band or day of this hardware is removed after a whole run here; another CPU, and another profile
+    of this hardware, are kept."""
+    def machine(name: str, cpu: str, gflops: float, profiles=("cpu",)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "machine.json").write_text(json.dumps(
+            {"cpu": cpu, "cpu_flags": "AVX-512", "cores": 2, "gpus": [], "float32_matmul": {"gflops": gflops}}))
+        (tmp_path / name / "environments.json").write_text("{}")
+        for profile in profiles:
+            (tmp_path / name / profile / "cnn_cifar10").mkdir(parents=True)
+    machine("epyc-200-400", "AMD EPYC", 250)
+    machine("epyc-100-200", "AMD EPYC", 190)
+    machine("epyc-old-smoke", "AMD EPYC", 300, profiles=("cpu", "smoke"))
+    machine("xeon-200-400", "Intel Xeon", 350)
+    superseded = reference.same_kind(tmp_path, "epyc-100-200", "cpu")
+    assert superseded == [tmp_path / "epyc-200-400" / "cpu", tmp_path / "epyc-old-smoke" / "cpu"]
+    reference.remove_superseded(superseded)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["epyc-100-200", "epyc-old-smoke", "xeon-200-400"]
+    assert [p.name for p in (tmp_path / "epyc-old-smoke").iterdir() if p.is_dir()] == ["smoke"]
 
 
 def test_a_publishing_build_takes_as_its_own_the_machine_that_measured_the_rows(tmp_path):
@@ -154,6 +195,28 @@ def test_a_refresh_copies_measurements_only_and_names_the_rows_left_out(tmp_path
                               "box/cpu/_lessons/momentum/pytorch.json"]
     assert refused == ["_lessons/momentum/jax: data-error: CIFAR-10 not found"]
     assert not (target / "box" / "cpu" / "_lessons" / "momentum" / "jax.ipynb").exists()
+
+
+def test_a_whole_reference_replaces_its_machines_folder_only_when_every_row_was_measured(tmp_path):
+    """make reference (whole): a result left in the machine's folder by an older run (a row since removed) goes
+    when every row was measured; when one row found no data, the old folder keeps its results."""
+    project = Project(root=REPO_ROOT, results=tmp_path / "results")
+    here = project.results / "box" / "cpu" / store.LESSON.folder / "momentum"
+    here.mkdir(parents=True)
+    (here / "pytorch.json").write_text(json.dumps({"status": "ok"}))
+    for name in ("machine.json", "environments.json"):
+        (project.results / "box" / name).write_text("{}")
+    target = tmp_path / "reference"
+    old = target / "box" / "cpu" / store.LESSON.folder / "removed_lesson" / "pytorch.json"
+    old.parent.mkdir(parents=True)
+    old.write_text("{}")
+    (here / "jax.json").write_text(json.dumps({"status": "data-error", "reason": "CIFAR-10 not found"}))
+    assert reference.copy_measured(project, "box", "cpu", ["momentum"], target, whole=True)[1] != []
+    assert old.exists(), "a row not measured: the older results stay"
+    (here / "jax.json").write_text(json.dumps({"status": "ok"}))
+    copied, refused = reference.copy_measured(project, "box", "cpu", ["momentum"], target, whole=True)
+    assert refused == [] and not old.exists()
+    assert sorted(copied) == ["box/cpu/_lessons/momentum/jax.json", "box/cpu/_lessons/momentum/pytorch.json"]
 
 
 def test_a_script_that_no_machine_measured_is_named_missing(project, tmp_path):

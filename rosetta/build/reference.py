@@ -189,7 +189,8 @@ def refresh_command(rows: list[Row]) -> str:
 
 
 def selections(project: Project, names: list[str]) -> list[list[str]]:
-    """build_docs.py options that measure exactly the named rows: one build per example or lesson."""
+    """build_docs.py options that measure exactly the named rows: one build per example or lesson named with its
+    rows, and one for every lesson named whole."""
     examples = {ex.name for ex in project.examples()}
     lesson_names = {lesson.name for lesson in lessons.all_lessons(project)[0]}
     grouped: dict[str, list[str]] = {}
@@ -206,10 +207,15 @@ def selections(project: Project, names: list[str]) -> list[list[str]]:
         if row:
             grouped[target].append(row)
     out = []
+    whole_lessons = [target for target, rows in grouped.items() if target not in examples and not rows]
     for target, rows in grouped.items():
+        if target in whole_lessons:
+            continue
         which = ["--examples", target, "--lessons", "none"] if target in examples else \
             ["--examples", "none", "--lessons", target]
         out.append(which + (["--frameworks", ",".join(sorted(set(rows)))] if rows else []))
+    if whole_lessons:             # one build for them all: each build's set-up (environments, plan) costs seconds
+        out.append(["--examples", "none", "--lessons", ",".join(whole_lessons)])
     for target in checks:
         if target not in grouped:        # (a whole example's build checks it anyway)
             out.append(["--examples", target, "--lessons", "none", "--equivalence-only"])
@@ -260,9 +266,11 @@ def not_measured(path: Path) -> str:
 
 
 def copy_measured(project: Project, machine: str, profile: str, names: list[str],
-                  target: Path) -> tuple[list[str], list[str]]:
+                  target: Path, whole: bool = False) -> tuple[list[str], list[str]]:
     """The named rows' results measured here (with machine.json and environments.json) into target: the copied
-    files, and one line per result left out because it is no measurement (with its notebook)."""
+    files, and one line per result left out because it is no measurement (with its notebook). `whole`: the
+    names are the whole reference, which replaces the machine's profile folder when every row was measured (no
+    result of a row or lesson since removed stays behind)."""
     source = project.results / machine
     (target / machine).mkdir(parents=True, exist_ok=True)
     for name in ("machine.json", "environments.json"):
@@ -270,6 +278,8 @@ def copy_measured(project: Project, machine: str, profile: str, names: list[str]
     copied, refused = [], []
     paths = sorted({path for pattern in measured_files(project, names) for path in (source / profile).glob(pattern)})
     left_out = {path.with_suffix(""): why for path in paths if (why := not_measured(path))}
+    if whole and not left_out:
+        shutil.rmtree(target / machine / profile, ignore_errors=True)
     for path in paths:
         relative = path.relative_to(source / profile)
         if path.with_suffix("") in left_out:
@@ -318,7 +328,7 @@ def main(argv=None) -> int:
             print("error: that measurement failed; the reference results are unchanged", file=sys.stderr)
             return 1
     machine, _ = results.this_machine(project, variables.read().machine)   # (its rate, measured by the first build)
-    copied, refused = copy_measured(project, machine, args.profile, names, root)
+    copied, refused = copy_measured(project, machine, args.profile, names, root, whole=args.all)
     print(f"{len(copied)} file(s) copied into {REFERENCE_RESULTS}/{machine}/ "
           f"({(time.monotonic() - started) / 60:.0f} minutes)")
     for line in refused:

@@ -38,6 +38,8 @@ class SiteInput:
     checks: dict = field(default_factory=dict)
     lessons: LessonsInput = field(default_factory=LessonsInput)
     conversions: dict = field(default_factory=dict)    # example -> its ONNX conversions' record
+    # example -> its Columns, read once: the benchmark, framework and front pages all read them
+    column_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def machine_label(self) -> str:
@@ -89,7 +91,10 @@ def other_results(project: Project, example: Example, frameworks: list[Framework
 
 
 def columns(site: SiteInput, example: Example) -> Columns:
-    """The example's results by column, as its benchmark page's table has them: this build's first."""
+    """The example's results by column, as its benchmark page's table has them: this build's first (read from
+    the results folders once per build)."""
+    if example.name in site.column_cache:
+        return site.column_cache[example.name]
     found = other_results(site.project, example, site.frameworks, site.profile, site.machine)
     own = (site.machine, site.profile)
     found.by_column[own] = site.all_results[example.name]
@@ -101,6 +106,7 @@ def columns(site: SiteInput, example: Example) -> Columns:
                           else f"results folder `{Path(published).name}`")
     found.peaks[own] = site.machine_info.get("float32_matmul")
     found.keys = [own] + sorted(c for c in found.by_column if c != own)
+    site.column_cache[example.name] = found
     return found
 
 

@@ -153,12 +153,11 @@ def history(project: Project, fw: Framework, examples: list[Example], all_result
     return HistoryView(fw, [ex for ex in examples if ex.snippet_path(fw).exists()], system, all_results)
 
 
-def recorded_elsewhere(fw: Framework, tables: dict) -> dict | None:
-    """The row's newest result that ran on another machine on record (the tables' other columns), for a build
-    where the row is not installed: its page shows the versions that result recorded, with that machine."""
-    ran = [result for table, _ in tables.values() for key in table.keys[1:]
-           if (result := table.by_column[key].get(fw.name)) and result["status"] == Outcome.OK
-           and result.get("provenance", {}).get("framework_versions")]
+def recorded_elsewhere(fw: Framework, tables: dict, profile: str) -> dict | None:
+    """Of the runs another machine holds that the row's pages show (shown_result), the newest, for a build where
+    the row is not installed: its page shows the versions that run recorded, with that machine."""
+    ran = [result for table, _ in tables.values() if (result := shown_result(table, fw.name, profile))
+           and result.get("shown_from") and result.get("provenance", {}).get("framework_versions")]
     return max(ran, key=lambda r: r["provenance"].get("date", ""), default=None)
 
 
@@ -169,7 +168,7 @@ def framework(site: SiteInput, fw: Framework, records: list[dict], tables: dict,
     if env is not None and env.ok:
         versions = results.key_packages(fw, {**env.fingerprint.get("packages", {}),
                                              "python": env.fingerprint.get("python")})
-    elif (elsewhere := recorded_elsewhere(fw, tables)) is not None:
+    elif (elsewhere := recorded_elsewhere(fw, tables, site.profile)) is not None:
         versions = elsewhere["provenance"]["framework_versions"]
         versions_from = elsewhere.get("machine_label", elsewhere["machine"])
     return FrameworkView(
