@@ -79,6 +79,11 @@ def has_gpu(root: Path, machine: str) -> bool:
         return False
 
 
+def runs_at(lesson, profile: str, with_gpu: bool) -> bool:
+    """Whether a profile's machines run the lesson: one of its profiles, and a GPU where it needs one."""
+    return profile in lesson.profiles and (with_gpu or lesson.requires != "gpu")
+
+
 def scripted_rows(project: Project, profile: str, with_gpu: bool):
     """(kind, example or lesson, row) of every script a profile's machines would measure: each example's
     snippets, and the scripts of each lesson that runs at this profile (one that needs a GPU only with one)."""
@@ -86,7 +91,7 @@ def scripted_rows(project: Project, profile: str, with_gpu: bool):
     for example in project.examples():
         yield from ((store.BENCHMARK, example.name, fw.name) for fw in known if example.snippet_path(fw).exists())
     for lesson in lessons.all_lessons(project)[0]:
-        if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu"):
+        if runs_at(lesson, profile, with_gpu):
             yield from ((store.LESSON, lesson.name, fw.name) for fw in lesson.frameworks(known))
 
 
@@ -151,8 +156,7 @@ def every_row(project: Project, profile: str, with_gpu: bool) -> list[str]:
     """The names that measure the whole reference at a profile: every example (its rows, its equivalence check and
     ONNX conversions) and every lesson that runs there."""
     return [ex.name for ex in project.examples()] + \
-        [lesson.name for lesson in lessons.all_lessons(project)[0]
-         if profile in lesson.profiles and (with_gpu or lesson.requires != "gpu")]
+        [lesson.name for lesson in lessons.all_lessons(project)[0] if runs_at(lesson, profile, with_gpu)]
 
 
 def same_kind(root: Path, machine: str, profile: str) -> list[Path]:
