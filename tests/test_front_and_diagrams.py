@@ -236,9 +236,9 @@ def test_the_home_page_shows_the_matrix_with_links(smoke_site, project):
 
 
 # Where each cell's content ends (text included: a range over the cell), against the table's visible edge
-# (the table's, or its box's where the box is narrower and scrolls).
-MATRIX_FIT = """() => {
-    const box = document.querySelector('.rosetta-matrix'), table = box.querySelector('table');
+# (the table's, or its box's where the box is narrower and scrolls); the box is the selector's.
+TABLE_FIT = """(selector) => {
+    const box = document.querySelector(selector), table = box.querySelector('table');
     const edge = Math.min(table.getBoundingClientRect().right, box.getBoundingClientRect().right);
     const outside = [];
     for (const cell of table.querySelectorAll('tbody td')) {
@@ -253,7 +253,7 @@ MATRIX_FIT = """() => {
 
 @pytest.mark.parametrize("width, scheme", [pytest.param(*case, marks=browser_marks)
                                            for case in [(1280, "light"), (1400, "dark"), (390, "dark")]])
-def test_the_diagram_and_the_matrix_fit_a_phone_and_read_in_dark_mode(server, browser, width, scheme):
+def test_the_diagram_the_matrix_and_the_lessons_fit_a_phone_and_read_in_dark_mode(server, browser, width, scheme):
     example = "cnn_cifar10"
     page = browser.new_page(viewport={"width": width, "height": 1400}, color_scheme=scheme)   # (the whole figure)
     watch = Watch(page, server)
@@ -270,7 +270,7 @@ def test_the_diagram_and_the_matrix_fit_a_phone_and_read_in_dark_mode(server, br
     page.wait_for_load_state("networkidle")
     box = page.locator(".rosetta-matrix").bounding_box()
     assert box["x"] + box["width"] <= width, "the matrix stays in the page's column"
-    fit = page.evaluate(MATRIX_FIT)
+    fit = page.evaluate(TABLE_FIT, ".rosetta-matrix")
     assert fit["outside"] == [], f"cells whose content runs past the table's edge at {width} px: {fit['outside']}"
     assert fit["table"] <= fit["box"] + 1, f"the matrix is {fit['table']} px wide in a {fit['box']} px column"
     if width < 540:       # a phone: a block per framework, each cell under its column's name
@@ -280,6 +280,12 @@ def test_the_diagram_and_the_matrix_fit_a_phone_and_read_in_dark_mode(server, br
     else:
         assert fit["display"] == "table"
     page.screenshot(path=SCREENSHOTS / f"matrix-{width}-{scheme}.png", full_page=True)
+    # The lessons index: its long verdicts wrap at a desktop width; on a phone a block per claim, as above.
+    page.goto(f"{server}/_gen/lessons.html")
+    page.wait_for_load_state("networkidle")
+    fit = page.evaluate(TABLE_FIT, ".rosetta-lesson-index")
+    assert fit["outside"] == [] and fit["table"] <= fit["box"] + 1, (width, fit["outside"], fit["table"], fit["box"])
+    assert fit["display"] == ("block" if width < 540 else "table")
     assert not watch.errors and not watch.outside, (watch.errors, watch.outside)
     page.close()
 

@@ -1,9 +1,9 @@
-// The front page's matrix on a phone: each framework's row stacks into a block of its own, each cell under
-// the name of its column (rosetta.css, below 540 px). The names come from the table's own header row; the
+// The front page's matrix and the lessons index on a phone: each row (a framework, a lesson's claim) stacks into
+// a block of its own, each cell under the name of its column (rosetta.css, below 540 px). The names come from the table's own header row; the
 // roles keep it a table for a screen reader once its parts are displayed as blocks.
 (() => {
   "use strict";
-  for (const table of document.querySelectorAll(".rosetta-matrix table")) {
+  for (const table of document.querySelectorAll(".rosetta-matrix table, .rosetta-lesson-index table")) {
     const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
     table.setAttribute("role", "table");
     for (const part of table.querySelectorAll("thead, tbody")) part.setAttribute("role", "rowgroup");

@@ -345,6 +345,7 @@ def render_index(view: LessonIndexView, writer: Writer) -> None:
              "Its claim is a rule over the measured numbers, and the verdict below is computed from them, on the "
              "machine named: \"no measurable difference\" when the ranges of the rounds overlap. A cell without a "
              "verdict says why: a claim about another device, nothing run or measured, a run that failed.", "",
+             ":::{container} rosetta-lesson-index", "",     # (a block per claim on a phone: rosetta.css)
              "| lesson | claim | verdict here, per framework: effect (range), or why there is none | machine |",
              "|---|---|---|---|"]
     for item in view.evidence:
@@ -355,6 +356,7 @@ def render_index(view: LessonIndexView, writer: Writer) -> None:
             verdicts = rule_verdicts(rule, item, view.machine_info, missing, shown)
             title = f"{{doc}}`{escape(lesson.title)} <{doc_link(page_doc(lesson.name))}>`" if number_ == 0 else "″"
             lines.append(f"| {title} | {claim_text(rule)} | {'<br>'.join(verdicts)} | {cell_text(judged)} |")
+    lines += ["", ":::"]
     for problem in view.problems:
         lines += ["", f"```{{warning}}\nA lesson could not be read: {escape(problem)}\n```"]
     lines += ["", "```{toctree}", ":hidden:", "", *[page_doc(item.lesson.name) for item in view.evidence], "```"]
