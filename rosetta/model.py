@@ -1,10 +1,11 @@
 """The model of the project: every TOML file that describes it, read and checked here.
 
-The files: ``envs/<row>.toml``, ``snippets/<example>/example.toml`` (and its ``onnx/left_out.toml``),
-``lessons/<lesson>/lesson.toml`` and ``docs/systems.toml``. Every key is checked against the lists below,
-tables and arrays of tables included: a misspelt key is one error that names the file, the key and the
-nearest known one, where it used to be a setting silently ignored. The build and the site ask this module
-(and rosetta/project.py) what the files say; they never open them (tests/test_architecture.py).
+The files: ``envs/<row>.toml``, ``snippets/<example>/example.toml`` (and its ``onnx/left_out.toml`` and
+``equivalence/own_sizes.toml``), ``lessons/<lesson>/lesson.toml`` and ``docs/systems.toml``. Every key is
+checked against the lists below, tables and arrays of tables included: a misspelt key is one error that names
+the file, the key and the nearest known one, where it used to be a setting silently ignored. The build and the
+site ask this module (and rosetta/project.py) what the files say; they never open them
+(tests/test_architecture.py).
 
 rosetta/project.py builds the examples and rows (Example, Framework) from the same files. It is code every
 snippet runs (settings.py reads example.toml through it), so its identity is part of every measured result;
@@ -22,6 +23,7 @@ from pathlib import Path
 from .project import UsageError, check_name
 
 ANY = None                     # a key whose value is not checked here (a free table: sizes, variables...)
+EVERY = "*"                    # in a schema: any key, each a table of the keys given (a row's name, say)
 LEFT_OUT = [{"rows": ANY, "why": ANY}]     # [[left_out]]: rows = [...], why = "..."
 
 # Each file's keys: key -> ANY, a table (dict: its keys checked in turn) or an array of tables ([dict]).
@@ -54,6 +56,8 @@ SYSTEMS = {
                 "install": ANY, "reason": ANY}],
 }
 EXPORT_LEFT_OUT = {"left_out": LEFT_OUT}
+# The rows an equivalence check runs on the batches their own row trains: [<row>] against = "<row>", ...
+OWN_SIZES = {EVERY: {"against": ANY, "steps": ANY, "batch_size": ANY, "profiles": ANY, "why": ANY}}
 
 
 def schema_of(path: Path) -> dict:
@@ -66,6 +70,8 @@ def schema_of(path: Path) -> dict:
         return SYSTEMS
     if path.name == "left_out.toml":
         return EXPORT_LEFT_OUT
+    if path.name == "own_sizes.toml":
+        return OWN_SIZES
     if path.parent.name == "envs":
         return ROW
     raise ValueError(f"{path} is none of the project's TOML files")
@@ -75,7 +81,9 @@ def problems_in(table: dict, schema: dict, where: str = "") -> list[str]:
     """One line per unknown key, at any depth ("[data_parallel] key 'evn'"), with the nearest known key."""
     found = []
     for key, value in table.items():
-        if key not in schema:
+        if key not in schema and EVERY in schema and isinstance(value, dict):
+            found += problems_in(value, schema[EVERY], f"{where}[{key}] ")
+        elif key not in schema:
             try:
                 check_name(f"key {where}".rstrip(), key, list(schema))     # (the message: a "did you mean")
             except UsageError as exc:
@@ -140,6 +148,12 @@ def export_left_out(example) -> list[dict]:
     return read_if_there(example.folder / "onnx" / "left_out.toml").get("left_out", [])
 
 
+def own_sizes(example) -> dict[str, dict]:
+    """The rows the example's equivalence check runs on the batches their own row trains, by name
+    (snippets/<example>/equivalence/own_sizes.toml)."""
+    return read_if_there(example.folder / "equivalence" / "own_sizes.toml")
+
+
 def row_data_parallel(fw) -> dict:
     """The row's own [data_parallel] table (envs/<row>.toml: a Keras row's, not its environment's)."""
     return read_if_there(fw.definition.parent / f"{fw.name}.toml" if fw.definition else None).get("data_parallel", {})
@@ -159,7 +173,8 @@ def check_project(project) -> None:
     """Every row's and example's file read and checked before a build starts: UsageError lists each unknown
     key of them all. (Lessons are checked as they load, a problem each; the guide's file as its page is made.)"""
     paths = [*sorted(project.envs.glob("*.toml")), *sorted(project.snippets.glob("*/example.toml")),
-             *sorted(project.snippets.glob("*/onnx/left_out.toml"))]
+             *sorted(project.snippets.glob("*/onnx/left_out.toml")),
+             *sorted(project.snippets.glob("*/equivalence/own_sizes.toml"))]
     problems = []
     for path in paths:
         try:

@@ -1,12 +1,16 @@
 """The neutral format and the pairwise comparison (numpy only: no framework needed)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from rosetta import neutral
 from rosetta.build import comparison, equivalence, staleness, store
+from rosetta.project import UsageError
 from rosetta.settings import settings
+from rosetta.site import same_model
 
 EXAMPLES = ["cnn_cifar10", "gru_imdb", "resnet50_features"]
 
@@ -21,8 +25,8 @@ def test_every_example_has_a_spec_and_an_adapter_per_framework(project, name):
     spec = spec_of(project, name)
     assert len(set(spec.names())) == len(spec.names()) > 0
     # Every Python tab. A JavaScript tab runs in a worker of its own (rosetta/js/equivalence_worker.ts) where it
-    # has an adapter (TensorFlow.js's GRU); without one (ConvNetJS; TensorFlow.js's CNN, whose CPU backend trains
-    # a check's 64 images in minutes per step) it is "not compared", and its page says so.
+    # has an adapter (TensorFlow.js's); without one (ConvNetJS, one image at a time in plain JavaScript) it is
+    # "not compared", and its page says so.
     for fw in project.frameworks():
         if example.snippet_path(fw).exists() and fw.language == "python":
             assert equivalence.adapter_path(example, fw).exists(), fw.name
@@ -263,6 +267,48 @@ def test_the_smoke_profile_compares_fewer_steps_and_a_profile_changes_nothing_el
                                                 r"not tolerance"):
         neutral.load_spec(tmp_path, {"profile": "smoke", "batch_size": 4})
     assert neutral.load_spec(tmp_path, {"profile": "cpu", "batch_size": 4}).steps == 20
+
+
+def test_a_slow_row_is_checked_on_the_batches_its_own_row_trains(project, tmp_path):
+    """TensorFlow.js's CNN (own_sizes.toml): its row's own batch size and number of batches at each
+    profile (example.toml's [row_sizes]), against PyTorch, whose snippet gets the same batch size to train."""
+    example = project.example("cnn_cifar10")
+    for profile in ("smoke", "cpu"):
+        own = equivalence.own_sizes(example, equivalence.load_spec(project, example, profile), profile)
+        assert set(own) == {"tensorflowjs"} and own["tensorflowjs"].against == "pytorch"
+        spec, row = own["tensorflowjs"].spec, settings("cnn_cifar10", profile, row="tensorflowjs")
+        assert (spec.batch_size, spec.steps * spec.batch_size) == (row.batch_size, row.train_images), profile
+        assert spec.overrides["batch_size"] == row.batch_size and spec.notes == () and spec.steps >= 2
+        assert "7 hours" in own["tensorflowjs"].why
+    assert equivalence.own_sizes(project.example("gru_imdb"), spec_of(project, "gru_imdb"), "cpu") == {}
+    (tmp_path / "equivalence").mkdir()
+    (tmp_path / "equivalence" / "own_sizes.toml").write_text('[slow]\nsteps = 2\n')
+    with pytest.raises(neutral.SpecError, match=r"own_sizes.toml: \[slow\] needs `against`"):
+        equivalence.own_sizes(SimpleNamespace(folder=tmp_path), spec_of(project, "cnn_cifar10"), "cpu")
+    (tmp_path / "equivalence" / "own_sizes.toml").write_text('[slow]\nagainst = "pytorch"\nbatchsize = 2\n')
+    with pytest.raises(UsageError, match=r"own_sizes.toml: unknown key \[slow\] 'batchsize'. Did you mean"):
+        equivalence.own_sizes(SimpleNamespace(folder=tmp_path), spec_of(project, "cnn_cifar10"), "cpu")
+
+
+def test_a_row_on_its_own_sizes_has_a_table_of_every_comparison(cnn):
+    spec, initial = cnn
+    outputs = fake_outputs(spec, initial, ["pytorch", "tensorflowjs"], np.random.default_rng(0))
+    outputs["tensorflowjs"]["losses"][1] *= 1.01
+    compared = comparison.compare(spec, initial, outputs)
+    result = {"against": "pytorch", "why": "It is slow.", "steps": 2, "batch_size": 8, "forward_batch": 64,
+              "frameworks": {"pytorch": {"status": "ok"}}, "noise_floor": None, **compared}
+    check = {"tolerance": spec.tolerance, "frameworks": {"tensorflowjs": {"status": "ok"}}}
+    labels = {"pytorch": "PyTorch", "tensorflowjs": "TensorFlow.js"}
+    text = "\n".join(same_model.own_sizes_lines("tensorflowjs", result, check, labels))
+    assert "### TensorFlow.js, on the batches its row trains" in text and "It is slow." in text
+    assert "takes 2 steps on batches of 8" in text and "PyTorch is run again on the same batches" in text
+    assert "| Round trip neutral → TensorFlow.js → neutral | exact ✓ | exact |" in text
+    assert "| Loss at any of the 2 steps, largest relative difference | **9.9e-03 ✗** | 0.001 |" in text
+    assert "| Any weight after the last step, largest \\|difference\\| | 0.0e+00 ✓ | 0.003 |" in text
+    check["frameworks"]["tensorflowjs"] = {"status": "timeout", "reason": "no answer within 900 s"}
+    text = "\n".join(same_model.own_sizes_lines("tensorflowjs", result, check, labels))
+    assert "Not compared in this build: TensorFlow.js: timeout (no answer within 900 s)." in text
+    assert "| measured |" not in text
 
 
 def test_a_broken_spec_names_its_file(tmp_path):

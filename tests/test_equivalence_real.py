@@ -18,10 +18,13 @@ ROWS = Project(root=REPO).frameworks()
 
 
 def compared(example: str) -> list[str]:
-    """Every row with a snippet and an adapter for this example (ConvNetJS has none, nor TensorFlow.js for the
-    CNN: their pages say they are not compared; test_equivalence checks that every Python row has one)."""
-    ex = Project(root=REPO).example(example)
-    return [fw.name for fw in ROWS if ex.snippet_path(fw).exists() and equivalence.adapter_path(ex, fw).exists()]
+    """Every row with a snippet and an adapter for this example (ConvNetJS has none: its pages say it is not
+    compared; test_equivalence checks that every Python row has one), less a row checked on its own sizes."""
+    project = Project(root=REPO)
+    ex = project.example(example)
+    own = equivalence.own_sizes(ex, equivalence.load_spec(project, ex, "smoke"), "smoke")
+    return [fw.name for fw in ROWS if ex.snippet_path(fw).exists() and equivalence.adapter_path(ex, fw).exists()
+            and fw.name not in own]
 
 
 def smoke_check(project, example):
@@ -47,13 +50,25 @@ def test_every_pair_agrees_in_the_smoke_build(smoke_site, project, example):
 
 def test_a_javascript_row_is_checked_as_the_python_rows_are(smoke_site, project):
     """TensorFlow.js's GRU runs in its own Deno worker (rosetta/js/equivalence_worker.ts) on the same neutral
-    weights and batches, its own train cell included, and is compared with every other row."""
+    weights and batches, its own train cell included, and is compared with every other row; its CNN likewise,
+    on the batches its own row trains, with PyTorch."""
     check = smoke_check(project, "gru_imdb")
     assert "tensorflowjs" in compared("gru_imdb") and check["frameworks"]["tensorflowjs"]["status"] == "ok"
     assert check["roundtrip"]["tensorflowjs"] == 0.0
     assert check["cell_vs_steps"]["tensorflowjs"] <= check["tolerance"]["weights"]
     note = next(n for n in check["notes"] if n.get("frameworks") == ["tensorflowjs"])
     assert note["measured"]["status"] == "ok", "its Adam note's change (JavaScript) ran"
+    # Its CNN, on the batches its own row trains (own_sizes.toml), against PyTorch run on them again.
+    cnn = smoke_check(project, "cnn_cifar10")
+    own, tol, pair = cnn["own_sizes"]["tensorflowjs"], cnn["tolerance"], "pytorch vs tensorflowjs"
+    assert cnn["frameworks"]["tensorflowjs"]["status"] == "ok" and "tensorflowjs" not in cnn["roundtrip"]
+    assert (own["against"], own["steps"], own["batch_size"]) == ("pytorch", 2, 1)
+    assert len(cnn["frameworks"]["tensorflowjs"]["losses"]) == 2
+    assert own["roundtrip"] == {"pytorch": 0.0, "tensorflowjs": 0.0}
+    assert own["logits"][pair] <= tol["logits"] and own["alone"]["tensorflowjs"] <= tol["logits"]
+    assert own["losses"][pair] <= tol["loss"] and own["weights"][pair] <= tol["weights"]
+    assert own["cell_weights"][pair] <= tol["weights"] and own["cell_vs_steps"]["tensorflowjs"] <= tol["weights"]
+    assert 0 < own["moved"]["tensorflowjs"] and own["noise_floor"]["status"] == "ok"
 
 
 @pytest.mark.parametrize("example", ["cnn_cifar10", "gru_imdb"])
@@ -110,6 +125,8 @@ def test_the_page_shows_the_section(smoke_site):
     assert "Are these the same model?" in page and "Keras’ Adam and repeated words" in page
     assert re.search(r"\d\.\d+e-\d\d ✓", page)
     assert (smoke_site["output"] / "_images").exists() and "gru_imdb-equivalence.png" in page
+    page = (smoke_site["output"] / "_gen" / "benchmarks" / "cnn_cifar10.html").read_text()
+    assert "TensorFlow.js, on the batches its row trains" in page and "TensorFlow.js against PyTorch" in page
 
 
 # --- planted differences --------------------------------------------------------------------------

@@ -11,10 +11,14 @@ The workers time nothing that is shown, so on a machine without a GPU two run at
 its half of the CPUs (one core each on a 2-core machine); an interrupted check kills every worker it
 started. The running is per row, and only the comparisons (cheap) are per pair.
 
+A row far slower than the others (named in the example's `equivalence/own_sizes.toml`) is not run on the check's
+steps: it is compared on steps of its own size with one other row run again on them, beside the main check.
+
 The result (plain JSON) lives in results/<machine>/<profile>/_equivalence/<example>.json.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -96,6 +100,32 @@ def cache_key(project: Project, example: Example, frameworks: list[Framework], e
     return digest.hexdigest()
 
 
+@dataclasses.dataclass(frozen=True)
+class OwnSizes:
+    """A row checked on steps of its own size (`own_sizes.toml`: `[<row>]`), against one other row run again on
+    the same steps: for a row that would take hours over the check's steps."""
+    row: str
+    against: str
+    spec: neutral.Spec          # the check's spec with these steps and batches (and no notes)
+    why: str = ""               # said on the page
+
+
+def own_sizes(example: Example, spec: neutral.Spec, profile: str) -> dict[str, OwnSizes]:
+    """The rows checked on steps of their own size (model.own_sizes), each with its spec at this profile. The batch
+    size also goes into the overrides: the other side's snippet must train the same batches."""
+    found = {}
+    for row, entry in model.own_sizes(example).items():
+        if "against" not in entry:
+            raise neutral.SpecError(f"{spec_folder(example) / 'own_sizes.toml'}: [{row}] needs `against`, the row "
+                                    "run again on its batches")
+        sized = {**entry, **entry.get("profiles", {}).get(profile, {})}
+        steps, batch = int(sized.get("steps", spec.steps)), int(sized.get("batch_size", spec.batch_size))
+        found[row] = OwnSizes(row, entry["against"], dataclasses.replace(
+            spec, steps=steps, batch_size=batch, overrides={**spec.overrides, "batch_size": batch}, notes=()),
+            entry.get("why", ""))
+    return found
+
+
 # --- running one framework ------------------------------------------------------------------------
 
 def step_codes(example: Example, path: Path) -> tuple[str, str]:
@@ -145,7 +175,9 @@ class Runner:
     comparisons of every pair. The build's --force runs everything."""
 
     def __init__(self, context: RunContext, example: Example, spec: neutral.Spec, workers: int = 1,
-                 row_keys: dict | None = None):
+                 row_keys: dict | None = None, beside: Runner | None = None, part: str = ""):
+        """`beside`: a runner whose runs go on at the same time (another spec's): this one shares its CPUs and
+        its job numbers; `part` names this one's folders apart from it."""
         self.context, self.example, self.spec, self.log = context, example, spec, context.log
         self.data_parallel = model.example_workers(example) > 1   # its rows run as ranks (run_ranks), this many:
         self.ranks = ranks.workers_here(example, context.machine_info)
@@ -154,8 +186,11 @@ class Runner:
         self.cores = queue.SimpleQueue()        # the CPU groups free now: a run takes one and gives it back
         for group in core_groups(workers):
             self.cores.put(group)
+        if beside is not None:
+            self.jobs, self.cores = beside.jobs, beside.cores
         self.row_keys, self.rerun = row_keys or {}, context.options.force
-        self.kept_dir = project.build / "equivalence" / example.name / "kept"
+        self.part, self.jobs_dir = part, project.build / "equivalence" / example.name
+        self.kept_dir = self.jobs_dir / "kept" / part
         self.keeping = threading.Lock()         # (two runs with the same row, tag and change share a folder)
         self.hashed: dict[int, tuple[dict, str]] = {}
 
@@ -290,7 +325,7 @@ class Runner:
     def one(self, fw: Framework, inputs: dict, tag: str, change: str = "", train_cell: bool = False,
             workers: int = 1) -> dict:
         tag = f"{tag}-{workers}w" + ("-cell" if train_cell else "") if self.data_parallel else tag
-        job_dir = self.kept_dir.parent / f"{next(self.jobs):02d}-{fw.name}-{tag}"
+        job_dir = self.jobs_dir / f"{next(self.jobs):02d}-{fw.name}-{tag}"
         cores = self.cores.get()
         try:
             key = self.run_key(fw, inputs, tag, change, train_cell, cores, workers) if fw.name in self.row_keys else ""
@@ -302,7 +337,7 @@ class Runner:
                     self.keep(folder, key, job_dir, outcome)
         finally:
             self.cores.put(cores)
-        self.log(f"  equivalence: {fw.name} ({tag}): {outcome['status']}"
+        self.log(f"  equivalence: {fw.name} ({tag}{', ' + self.part if self.part else ''}): {outcome['status']}"
                  + (", kept from the last check (nothing it depends on changed)" if outcome.get("kept") else
                     f" in {outcome['seconds']:.1f} s" if outcome["status"] == Outcome.OK else f": {outcome['reason']}"))
         return outcome
@@ -328,7 +363,8 @@ def job(context: RunContext, example: Example, selected: bool) -> Job | None:
 
 
 def check(context: RunContext, example: Example, candidates: list[Framework], key: str) -> dict:
-    """Run every row's workers and compare every pair: the check's result."""
+    """Run every row's workers and compare every pair (and each row checked on its own sizes against its other
+    side, at the same time): the check's result."""
     project, profile, envs, log = context.project, context.profile, context.envs, context.log
     spec = load_spec(project, example, profile)
     seed = settings(example.name, profile, snippets=project.snippets).as_dict().get("seed", 0)
@@ -350,9 +386,19 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
     workers = 1 if model.example_workers(example) > 1 else parallel_workers(context.machine_info,
                                                                         context.variables.check_workers)
     run = Runner(context, example, spec, workers, row_keys)
-    measured = comparison.measure(spec, run, candidates, per_framework, inputs, seed,
-                                  lambda tasks: in_parallel(tasks, workers))
+    own = {row: sized for row, sized in own_sizes(example, spec, profile).items()
+           if any(fw.name == row for fw in candidates)}
+    main = [fw for fw in candidates if fw.name not in own]
+    # The main check and each own-sized one at the same time, their runs sharing the CPU groups.
+    measured, *own_measured = in_parallel(
+        [lambda: comparison.measure(spec, run, main, per_framework, inputs, seed,
+                                    lambda tasks: in_parallel(tasks, workers))]
+        + [lambda sized=sized: measure_own_sizes(context, example, sized, candidates, per_framework, run, seed)
+           for sized in own.values()], 1 + len(own))
     per_framework, failures = measured["frameworks"], measured["failures"]
+    for sized, result in zip(own.values(), own_measured):
+        per_framework[sized.row] = result["frameworks"].pop(sized.row)
+        failures += [f"{sized.row}, on its own sizes: {failure}" for failure in result["failures"]]
     against_one = None
     if run.ranks > 1:
         ran = [fw for fw in runnable if fw.name in measured["outputs"]]
@@ -373,5 +419,28 @@ def check(context: RunContext, example: Example, candidates: list[Framework], ke
             "conventions": list(spec.conventions), "notes": measured["notes"], "noise_floor": measured["noise_floor"],
             "operations": measured["operations"],
             "tensors": [{"name": t.name, "shape": list(t.shape)} for t in spec.tensors],
-            "frameworks": per_framework, **measured["compared"], "workers": against_one, "failures": failures,
-            "passed": not failures and len(measured["outputs"]) >= 2}
+            "frameworks": per_framework, **measured["compared"], "workers": against_one,
+            "own_sizes": {sized.row: {k: v for k, v in result.items() if k != "failures"}
+                          for sized, result in zip(own.values(), own_measured)},
+            "failures": failures, "passed": not failures and len(measured["outputs"]) >= 2}
+
+
+def measure_own_sizes(context: RunContext, example: Example, sized: OwnSizes, candidates: list[Framework],
+                      skipped: dict, beside: Runner, seed: int) -> dict:
+    """One row on its own steps and batches, and its other side run again on them: the same comparisons as the
+    main check's (comparison.measure, which also measures the rounding floor at these sizes). Its runs take the
+    main check's CPU groups as they come free (`beside`)."""
+    project, by_name = context.project, {fw.name: fw for fw in candidates}
+    pair = [by_name[name] for name in (sized.against, sized.row) if name in by_name]
+    inputs = {"weights": neutral.initial_weights(sized.spec, seed), "batches": neutral.batches(sized.spec, seed)}
+    keys = {fw.name: row_key(project, example, fw, context.envs[fw.name], sized.spec, context.profile,
+                             context.machine) for fw in pair if fw.name not in skipped}
+    run = Runner(context, example, sized.spec, 1, keys, beside=beside, part=f"own-{sized.row}")
+    measured = comparison.measure(sized.spec, run, pair, {fw.name: skipped[fw.name] for fw in pair
+                                                          if fw.name in skipped},
+                                  inputs, seed, lambda tasks: in_parallel(tasks, len(pair)))
+    if sized.row in measured["outputs"] and sized.against not in measured["outputs"]:     # (the row's own
+        measured["failures"].append(f"its other side, {sized.against}, did not run")   # failure is said already)
+    return {"against": sized.against, "why": sized.why, "steps": sized.spec.steps, "batch_size": sized.spec.batch_size,
+            "forward_batch": sized.spec.forward_batch, "frameworks": measured["frameworks"],
+            "noise_floor": measured["noise_floor"], **measured["compared"], "failures": measured["failures"]}

@@ -94,7 +94,9 @@ def note_measurement(note: dict, labels: dict, check: dict) -> str:
 def equivalence_section(example: Example, frameworks: list[Framework], check: dict, writer: Writer) -> list[str]:
     """Same weights in, same numbers out? The matrices, the loss chart and the notes."""
     labels = {fw.name: fw.label for fw in frameworks}
-    ran = [fw for fw in frameworks if check["frameworks"].get(fw.name, {}).get("status") == Outcome.OK]
+    own = check.get("own_sizes") or {}        # rows checked on their own sizes: their own section below
+    ran = [fw for fw in frameworks if check["frameworks"].get(fw.name, {}).get("status") == Outcome.OK
+           and fw.name not in own]
     folder = f"snippets/{example.name}/equivalence"
     different = {n for note in check.get("notes", []) if note.get("different_function") for n in note["frameworks"]}
     overrides = ", ".join(f"`{k} = {v}`" for k, v in check["overrides"].items())
@@ -132,6 +134,8 @@ def equivalence_section(example: Example, frameworks: list[Framework], check: di
     lines += forward_lines(ran, check, different, labels)
     if check["steps"]:
         lines += training_lines(example, ran, check, labels, writer)
+    for row, result in own.items():
+        lines += own_sizes_lines(row, result, check, labels)
     return lines + notes_lines(check, labels)
 
 
@@ -193,6 +197,58 @@ def training_lines(example: Example, ran: list[Framework], check: dict, labels: 
                   ":figclass: rosetta-chart", "",
                   f"The loss of every tab over the same {check['steps']} steps, and how far each is from "
                   f"{ran[0].label}'s.", "```", ""]
+    return lines
+
+
+def own_sizes_lines(row: str, result: dict, check: dict, labels: dict) -> list[str]:
+    """A row checked on the batches its own row trains, against one other row run again on them: each comparison
+    of the sections above for that pair, in one table."""
+    label, against, tol = labels.get(row, row), labels.get(result["against"], result["against"]), check["tolerance"]
+    status = result["frameworks"].get(result["against"], {}).get("status")
+    info = check["frameworks"].get(row, {})
+    lines = [f"### {label}, on the batches its row trains", "", result.get("why", ""), "",
+             f"So {label} takes {result['steps']} steps on batches of {result['batch_size']} (random inputs and "
+             f"labels), the sizes its own row trains here, from the same neutral weights, and {against} is run "
+             f"again on the same batches as the other side; the forward check is on the same "
+             f"{result['forward_batch']} inputs as above.", ""]
+    if info.get("status") != Outcome.OK or status != Outcome.OK:
+        return lines + ["Not compared in this build: " + "; ".join(
+            f"{labels.get(n, n)}: {i.get('status')} ({cell_text(i.get('reason', ''))})"
+            for n, i in ((row, info), (result["against"], result["frameworks"].get(result["against"], {})))
+            if i.get("status") != Outcome.OK) + ".", ""]
+    pair = f"{result['against']} vs {row}"
+
+    def mark(value, limit):
+        return f"{value:.1e} ✓" if value <= limit else f"**{value:.1e} ✗**"
+
+    if pair not in result.get("logits", {}):          # an adapter read back the wrong tensors: said above
+        return lines + ["Not compared: the weights read back did not match the neutral layout (see the "
+                        "differences above).", ""]
+    weights_limit = pair_value(result["weights_tolerance"], row, result["against"])
+    roundtrip = result["roundtrip"].get(row)
+    table = [("Round trip neutral → " + label + " → neutral", "exact ✓" if roundtrip == 0 else f"**{roundtrip} ✗**",
+              "exact"),
+             ("Logits, largest \\|difference\\| (dropout off)", mark(result["logits"][pair], tol["logits"]),
+              f"{tol['logits']:g}")]
+    if row in result.get("alone", {}):
+        table.append((f"{label}'s first input alone against the same input in its batch",
+                      mark(result["alone"][row], tol["logits"]), f"{tol['logits']:g}"))
+    table += [(f"Loss at any of the {result['steps']} steps, largest relative difference",
+               mark(result["losses"][pair], tol["loss"]), f"{tol['loss']:g}"),
+              ("Any weight after the last step, largest \\|difference\\|",
+               mark(result["weights"][pair], weights_limit), f"{weights_limit:g}")]
+    if pair in result.get("cell_weights", {}):
+        table += [("Any weight after each snippet's own *train* cell over the same batches",
+                   mark(result["cell_weights"][pair], weights_limit), f"{weights_limit:g}"),
+                  (f"{label}'s train cell against the same steps taken one by one",
+                   mark(result["cell_vs_steps"][row], tol["weights"]), f"{tol['weights']:g}")]
+    lines += [f"| {label} against {against} | measured | tolerance |", "|---|---|---|",
+              *[f"| {what} | {value} | {limit} |" for what, value, limit in table], ""]
+    floor = result.get("noise_floor") or {}
+    if floor.get("status") == Outcome.OK:
+        lines += [f"For scale at these sizes: training moved the weights by up to "
+                  f"{max(result['moved'].values()):.1e}; {against} against itself, from weights one float32 ulp "
+                  f"apart, ends {floor['weights']:.1e} apart.", ""]
     return lines
 
 
