@@ -365,3 +365,24 @@ def test_a_row_this_build_did_not_run_shows_the_result_another_machine_holds_wit
     assert dict((ex.name, r.get("shown_from")) for ex, r in framework.notebooks)["gru_imdb"] == shown["shown_from"]
     ceiling = next(c for c in framework.ceilings if c.example is example)
     assert ceiling.share is not None and ceiling.machine_label == shown["shown_from"]
+
+
+def test_conversions_another_machine_made_stand_beside_that_machine_s_own_results(site):
+    """A build with no conversions of its own shows the newest another machine made, named, and their ONNX Runtime
+    times beside that machine's benchmark results, never another machine's (this build has none)."""
+    import dataclasses
+
+    from rosetta.build import staleness
+    from rosetta.site import conversion_page
+    example = next(ex for ex in site.examples if ex.name == "resnet50_features")     # (its ONNX Runtime times)
+    record = staleness.conversions_elsewhere(site.project, example, "cpu", site.machine, site.frameworks)
+    assert record is not None and record["machine"] != site.machine and record["stale"] is False
+    shown = dataclasses.replace(site, conversions={example.name: record}, column_cache={})
+    view = next(v for v in gather.conversion.conversion_views(shown) if v.example.name == example.name)
+    assert view.native and {result["machine"] for result in view.native.values()} == {record["machine"]}
+    writer = Collected()
+    conversion_page.render(view, writer)
+    page = writer.files[f"conversions/{example.name}.md"]
+    assert f"Converted on {escape(record['machine_label'])}" in page
+    assert "## Inference time: ONNX Runtime against each framework" in page
+    assert "| PyTorch | not measured here |" not in page, "PyTorch's own rate on the converting machine"

@@ -186,10 +186,13 @@ def check(context: RunContext, example, out: Measured, selected: bool) -> dict |
 
 def convert(context: RunContext, example, out: Measured, selected: bool) -> dict | None:
     """The example's ONNX conversions, run with its equivalence check (they load the same neutral weights): when
-    selected and stale, else the ones on record. Like a check, a conversion that cannot run is one line."""
+    selected and stale, else the ones on record (this machine's, else another's). Like a check, a conversion that
+    cannot run is one line."""
     job = conversion.job(context, example, selected)
     if job is None:
         return None
+    job = replace(job, elsewhere=lambda: staleness.conversions_elsewhere(context.project, example, context.profile,
+                                                                         context.machine, list(context.frameworks)))
     try:
         with CLOCK.timing(f"{example.name}: conversion") if selected else nullcontext():
             return jobs.run_job(context, job)

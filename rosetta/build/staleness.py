@@ -11,7 +11,7 @@ the environments its own machine recorded. (A build's own results are current wh
 from __future__ import annotations
 
 from ..project import Example, Framework, Project
-from . import equivalence, identity, lessons, results, store
+from . import conversion, equivalence, identity, lessons, results, store
 
 
 def row_is_stale(kind: store.Kind, thing, fw: Framework, result: dict) -> bool:
@@ -43,24 +43,41 @@ def was_measured(kind: store.Kind, result: dict) -> bool:
     return bool(result.get("cache_key"))
 
 
-def check_elsewhere(project: Project, example: Example, profile: str, machine: str,
-                    frameworks: list[Framework]) -> dict | None:
-    """The newest check that another machine of the results folders made at this profile (a check re-measured
-    alone on another machine of the kind; the reference's, beside a new machine's first build), marked stale
-    or not with the environments its own machine recorded."""
+def newest_elsewhere(project: Project, kind: store.Kind, example: Example, profile: str, machine: str,
+                     is_stale) -> dict | None:
+    """The newest record of `kind` (a check, conversions) that another machine of the results folders made for
+    the example at this profile, marked stale or not by `is_stale(record, envs, machine)` with the environments
+    its own machine recorded."""
     found = []
-    for root, path in store.everywhere(project, store.CHECK, example.name, profile):
+    for root, path in store.everywhere(project, kind, example.name, profile):
         other = path.parent.parent.parent.name
-        check = store.previous(store.CHECK, path)
-        if (root, other) == (project.results.resolve(), machine) or check is None:
+        record = store.previous(kind, path)
+        if (root, other) == (project.results.resolve(), machine) or record is None:
             continue
         try:
             recorded = results.recorded_environments(results.load_machine(root, other)[1])
         except store.ResultFileError:
             continue
-        check["stale"] = check_is_stale(project, example, frameworks, recorded, profile, other, check)
-        found.append(check)
+        record["stale"] = is_stale(record, recorded, other)
+        found.append(record)
     return max(found, key=lambda d: d.get("date", ""), default=None)
+
+
+def check_elsewhere(project: Project, example: Example, profile: str, machine: str,
+                    frameworks: list[Framework]) -> dict | None:
+    """The newest check another machine made at this profile (a check re-measured alone on another machine; the
+    reference's, beside a new machine's first build)."""
+    return newest_elsewhere(project, store.CHECK, example, profile, machine, lambda check, envs, other:
+                            check_is_stale(project, example, frameworks, envs, profile, other, check))
+
+
+def conversions_elsewhere(project: Project, example: Example, profile: str, machine: str,
+                          frameworks: list[Framework]) -> dict | None:
+    """The newest ONNX conversions another machine made at this profile, as for a check: stale by their key."""
+    candidates = conversion.candidates_of(example, frameworks)
+    return newest_elsewhere(project, store.CONVERSION, example, profile, machine, lambda record, envs, other:
+                            record.get("cache_key") != conversion.cache_key(project, example, candidates, envs,
+                                                                            profile, other))
 
 
 def check_on_record(project: Project, example: Example, profile: str, machine: str, frameworks: list[Framework],

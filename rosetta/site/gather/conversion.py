@@ -8,7 +8,7 @@ from ... import model
 from ...build import conversion, results
 from ...build.outcome import Outcome
 from ...project import Example, Framework
-from .common import SiteInput
+from .common import SiteInput, columns
 
 
 @dataclass
@@ -57,8 +57,19 @@ def conversion_views(site: SiteInput) -> list[ConversionView]:
         by_name = {fw.name: fw for fw in site.frameworks}
         left_out = [([by_name[row] for row in entry["rows"] if row in by_name], entry["why"])
                     for entry in model.export_left_out(example)]
-        native = {row: result for row, result in site.all_results.get(example.name, {}).items()
+        record = site.conversions.get(example.name)
+        native = {row: result for row, result in native_results(site, example, record).items()
                   if result.get("status") == Outcome.OK}
-        views.append(ConversionView(example, export_tabs(example, site.frameworks),
-                                    site.conversions.get(example.name), left_out, site.frameworks, checker, native))
+        views.append(ConversionView(example, export_tabs(example, site.frameworks), record, left_out,
+                                    site.frameworks, checker, native))
     return views
+
+
+def native_results(site: SiteInput, example: Example, record: dict | None) -> dict:
+    """The benchmark results the conversions' ONNX Runtime times stand beside: the same machine's and profile's,
+    this build's own or, for conversions another machine made, that machine's (row -> result)."""
+    if record is None or (record.get("machine"), record.get("profile")) == (site.machine, site.profile):
+        return site.all_results.get(example.name, {})
+    table = columns(site, example)
+    key = next((key for key in table.keys if key[:2] == (record.get("machine"), record.get("profile"))), None)
+    return table.by_column.get(key, {}) if key else {}
