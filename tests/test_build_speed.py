@@ -234,3 +234,17 @@ def test_budgets_are_work_a_time_at_a_peak_scaled_by_the_peak_measured(project):
         "make test (exit 0): 1800 s at a float32 peak of 300 GFLOP/s, the work of 2700 s at 200 GFLOP/s; budget "
         "2700 s at 200 GFLOP/s (here 1800 s): met")
     assert timings.against_budget(10.0, None, 900.0, 400.0)["met"] is None, "no peak, no verdict"
+
+
+def test_after_an_interruption_no_worker_starts_again(tmp_path):
+    """A pool inside a pool (a check's own-sized part runs beside the rest) has threads the interruption does not
+    reach: once it has, a worker they ask for is refused, not started after the others were killed. An error that
+    is no interruption stops nothing."""
+    live = workers.LiveWorkers()
+    live.kill_all(interrupted=True)
+    with pytest.raises(workers.WorkersStopped, match="interrupted"):
+        live.run([*SLEEPER, "30"], tmp_path, dict(os.environ), 30)
+    assert not live.processes
+    errored = workers.LiveWorkers()
+    errored.kill_all()
+    assert errored.run([sys.executable, "-c", "print('ran')"], tmp_path, dict(os.environ), 30).stdout.strip() == "ran"

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from pathlib import Path
 
 from .. import neutral
@@ -22,19 +23,39 @@ from .outcome import Outcome
 WORKER_TIMEOUT = 900                     # seconds for one framework's whole check, or one export
 
 
+class WorkersStopped(RuntimeError):
+    """A worker asked to start after the build was interrupted."""
+
+
 class LiveWorkers:
     """The worker processes running now (from any thread), so that an interrupted check can end them all:
-    a KeyboardInterrupt reaches the main thread only, while the workers wait in other threads."""
+    a KeyboardInterrupt reaches the main thread only, while the workers wait in other threads. Once it has,
+    no worker starts again until the outermost in_parallel has ended (`stopped`): a thread of a pool inside a
+    pool (a check's own-sized part beside the rest) would otherwise start its next worker after the others
+    were killed."""
 
     def __init__(self):
         self.processes: set[subprocess.Popen] = set()
         self.lock = threading.Lock()
+        self.stopped, self.depth = False, 0
+
+    @contextmanager
+    def pooled(self):
+        """The span of one in_parallel; when the outermost ends, workers may start again (in this process's
+        next check, after an interruption a test caught)."""
+        with self.lock:
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                self.stopped = self.stopped and self.depth > 0
 
     def run(self, command: list[str], cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
         with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) as process:
-            with self.lock:
-                self.processes.add(process)
+            self.add(process)
             try:
                 stdout, stderr = process.communicate(timeout=timeout)
             except BaseException:            # a timeout, or an interruption in this thread
@@ -46,16 +67,23 @@ class LiveWorkers:
                     self.processes.discard(process)
         return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
-    def add(self, process: subprocess.Popen) -> None:       # (a data-parallel row's ranks and helpers)
+    def add(self, process: subprocess.Popen) -> None:       # (and a data-parallel row's ranks and helpers)
         with self.lock:
-            self.processes.add(process)
+            if not self.stopped:
+                self.processes.add(process)
+                return
+        process.kill()
+        process.wait()
+        raise WorkersStopped("the build was interrupted: no worker starts any more")
 
     def discard(self, process: subprocess.Popen) -> None:
         with self.lock:
             self.processes.discard(process)
 
-    def kill_all(self) -> None:
+    def kill_all(self, interrupted: bool = False) -> None:
+        """End every worker running now; after an interruption, and every one asked to start later."""
         with self.lock:
+            self.stopped = self.stopped or interrupted
             running = list(self.processes)
         for process in running:
             process.kill()
@@ -86,11 +114,16 @@ def pinned_to(cores: tuple[int, ...]) -> list[str]:
 def in_parallel(tasks: list, workers: int) -> list:
     """Call each task (a function of no arguments) with at most `workers` at a time; their results in
     order. An interruption (Ctrl-C, SIGTERM) kills every worker process and cancels what had not started."""
+    with LIVE.pooled():
+        return _in_parallel(tasks, workers)
+
+
+def _in_parallel(tasks: list, workers: int) -> list:
     if workers <= 1 or len(tasks) <= 1:
         try:
             return [task() for task in tasks]
-        except BaseException:
-            LIVE.kill_all()
+        except BaseException as exc:
+            LIVE.kill_all(interrupted=not isinstance(exc, Exception))
             raise
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="worker")
     try:
@@ -98,9 +131,9 @@ def in_parallel(tasks: list, workers: int) -> list:
         while wait(futures, timeout=0.5).not_done:
             pass                   # (short waits: a signal's handler runs between them, in this thread)
         return [future.result() for future in futures]
-    except BaseException:
+    except BaseException as exc:
         pool.shutdown(wait=False, cancel_futures=True)
-        LIVE.kill_all()
+        LIVE.kill_all(interrupted=not isinstance(exc, Exception))
         raise
     finally:
         pool.shutdown(wait=True)
