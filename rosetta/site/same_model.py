@@ -12,6 +12,11 @@ def pair_value(values: dict, a: str, b: str):
     return values.get(f"{a} vs {b}", values.get(f"{b} vs {a}"))
 
 
+def marked(value: float, limit: float) -> str:
+    """A measured difference with its verdict: ✓ within the tolerance, ✗ (bold) over it."""
+    return f"{value:.1e} ✓" if value <= limit else f"**{value:.1e} ✗**"
+
+
 def difference_matrix(frameworks: list[Framework], values: dict, tolerance, exempt=lambda a, b: False) -> str:
     """Framework x framework table of measured differences; ✗ marks one over its tolerance,
     ≠ a pair that a note says computes different functions (measured, not judged)."""
@@ -28,8 +33,7 @@ def difference_matrix(frameworks: list[Framework], values: dict, tolerance, exem
             elif exempt(a.name, b.name):
                 row.append(f"{value:.1e} ≠")
             else:
-                limit = tolerance(a.name, b.name)
-                row.append(f"{value:.1e} ✓" if value <= limit else f"**{value:.1e} ✗**")
+                row.append(marked(value, tolerance(a.name, b.name)))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join([*lines, "", ":::"])
 
@@ -218,9 +222,6 @@ def own_sizes_lines(row: str, result: dict, check: dict, labels: dict) -> list[s
             if i.get("status") != Outcome.OK) + ".", ""]
     pair = f"{result['against']} vs {row}"
 
-    def mark(value, limit):
-        return f"{value:.1e} ✓" if value <= limit else f"**{value:.1e} ✗**"
-
     if pair not in result.get("logits", {}):          # an adapter read back the wrong tensors: said above
         return lines + ["Not compared: the weights read back did not match the neutral layout (see the "
                         "differences above).", ""]
@@ -228,20 +229,20 @@ def own_sizes_lines(row: str, result: dict, check: dict, labels: dict) -> list[s
     roundtrip = result["roundtrip"].get(row)
     table = [("Round trip neutral → " + label + " → neutral", "exact ✓" if roundtrip == 0 else f"**{roundtrip} ✗**",
               "exact"),
-             ("Logits, largest \\|difference\\| (dropout off)", mark(result["logits"][pair], tol["logits"]),
+             ("Logits, largest \\|difference\\| (dropout off)", marked(result["logits"][pair], tol["logits"]),
               f"{tol['logits']:g}")]
     if row in result.get("alone", {}):
         table.append((f"{label}'s first input alone against the same input in its batch",
-                      mark(result["alone"][row], tol["logits"]), f"{tol['logits']:g}"))
+                      marked(result["alone"][row], tol["logits"]), f"{tol['logits']:g}"))
     table += [(f"Loss at any of the {result['steps']} steps, largest relative difference",
-               mark(result["losses"][pair], tol["loss"]), f"{tol['loss']:g}"),
+               marked(result["losses"][pair], tol["loss"]), f"{tol['loss']:g}"),
               ("Any weight after the last step, largest \\|difference\\|",
-               mark(result["weights"][pair], weights_limit), f"{weights_limit:g}")]
+               marked(result["weights"][pair], weights_limit), f"{weights_limit:g}")]
     if pair in result.get("cell_weights", {}):
         table += [("Any weight after each snippet's own *train* cell over the same batches",
-                   mark(result["cell_weights"][pair], weights_limit), f"{weights_limit:g}"),
+                   marked(result["cell_weights"][pair], weights_limit), f"{weights_limit:g}"),
                   (f"{label}'s train cell against the same steps taken one by one",
-                   mark(result["cell_vs_steps"][row], tol["weights"]), f"{tol['weights']:g}")]
+                   marked(result["cell_vs_steps"][row], tol["weights"]), f"{tol['weights']:g}")]
     lines += [f"| {label} against {against} | measured | tolerance |", "|---|---|---|",
               *[f"| {what} | {value} | {limit} |" for what, value, limit in table], ""]
     floor = result.get("noise_floor") or {}
