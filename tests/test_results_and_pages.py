@@ -267,6 +267,21 @@ def test_the_share_of_the_peak_is_throughput_times_operations_over_the_machine_r
     header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
     assert [row[header.index("% of peak")] for row in rows] == ["20.0%", "40.0%"]
     assert gather.framework.peak_fraction(record, None, {"gflops": 1.0}) is None
+    # A run that recorded its machine's rate is measured against that one, not its folder's machine.json (which a
+    # later, partial run rewrites); the legend says the runs' own rates, a range where they differ.
+    def ran_at(gflops, framework):
+        provenance = {**record.get("provenance", {}), "machine": {"float32_matmul": {"gflops": gflops}}}
+        return {**record, "framework": framework, "provenance": provenance}
+    column = {fw.name: ran_at(40.0, fw.name)}
+    table = benchmark_page.results_table(example, [fw], Columns(
+        [reference], {reference: column}, {}, peaks={reference: {"gflops": 50.0}}), 2e9)
+    legend_header, legend = table_rows(table.split(":::{container} rosetta-results")[0])
+    assert legend[0][2] == "40 GFLOP/s", legend
+    header, rows = table_rows(table.split(":::{container} rosetta-results")[1])
+    assert rows[0][header.index("% of peak")] == "50.0%", "10 images/s x 2 GFLOP / the run's own 40 GFLOP/s"
+    column["other"] = ran_at(60.4, "other")
+    assert benchmark_page.peak_text(column, {"gflops": 50.0}) == "40–60 GFLOP/s (runs of several days)"
+    assert benchmark_page.peak_text({}, {"gflops": 50.0}) == "50 GFLOP/s"
 
 
 def test_the_machine_rate_is_the_best_environment_s_and_is_kept(tmp_path, monkeypatch):

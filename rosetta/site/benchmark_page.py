@@ -14,7 +14,7 @@ from . import charts
 from .environments_page import MATH_INTRO, math_table
 from .gather.benchmark import BenchmarkView
 from .gather.common import Columns, TabGroup
-from .gather.framework import peak_fraction
+from .gather.framework import peak_fraction, recorded_peak
 from .markup import (
     GENERATED,
     STATUS_TEXT,
@@ -206,6 +206,16 @@ def accuracy_note(example: Example, profile: str, by_column: dict) -> str:
                else "this project has no full-profile result on record yet") + ".") if profile != "full" else ""
 
 
+def peak_text(column: dict, folder_rate: dict | None) -> str:
+    """A column's float32 peak as its runs recorded it (one figure, or the range where runs of several days
+    differ), else its folder's."""
+    rates = sorted({round(rate["gflops"]) for result in column.values()
+                    if (rate := recorded_peak(result, None))})
+    if not rates:
+        return f"{folder_rate['gflops']:.0f} GFLOP/s" if folder_rate else "not measured"
+    return f"{rates[0]} GFLOP/s" if len(rates) == 1 else f"{rates[0]}–{rates[-1]} GFLOP/s (runs of several days)"
+
+
 def machine_legend(example: Example, frameworks: list[Framework], table: Columns, rates: dict) -> list[str]:
     """The machines of a results table, one row each: what they are, their rate, what they ran, where
     their figures come from, when, and how many are stale."""
@@ -224,10 +234,9 @@ def machine_legend(example: Example, frameworks: list[Framework], table: Columns
         own = own_sizes(example, profile, column, frameworks)
         if own:
             notes.append(f"[{number}]{own.lstrip(';')}.")
-        rate = rates.get(key)
         lines.append("| " + " | ".join([
             f"[{number}]", f"{cell_text(table.labels.get(machine, machine))} (`{machine}`)",
-            f"{rate['gflops']:.0f} GFLOP/s" if rate else "not measured",
+            peak_text(column, rates.get(key)),
             f"`{profile}`: {cell_text(sizes)}" + (f"; {weights}" if weights else ""),
             f"{'/'.join(map(str, repeats))} per snippet" if repeats else "–",
             cell_text(re.sub(r" \(`.*?`\)", "", table.origins.get(key) or "this build")),
@@ -247,7 +256,8 @@ def results_table(example: Example, frameworks: list[Framework], table: Columns,
     `written`: the rows with a program of the example (default: all); a row with neither a program nor a
     result gets no line (ConvNetJS has no GRU)."""
     columns, by_column = table.keys, table.by_column
-    # Each column's machine rate: its own folder's machine.json (keyed by column), else its machine's.
+    # Each column's machine rate: its own folder's machine.json (keyed by column), else its machine's; a run that
+    # recorded its own rate is measured against that one (recorded_peak).
     rates = {key: table.peaks.get(key) or table.peaks.get(key[0]) for key in columns}
     metrics = [*example.table_metrics, *([PEAK_METRIC] if operations else [])]
     short = {key: f"[{number}] {short_machine(table.labels.get(key[0], key[0]), key)}"

@@ -73,8 +73,18 @@ class CeilingView:
     tuned: list[Tuned]
 
 
+def recorded_peak(result: dict | None, column_peak: dict | None) -> dict | None:
+    """The float32 rate the run itself recorded (its provenance's machine), else its column's (its folder's
+    machine.json): a folder's machine.json is rewritten by a later, partial run, and must not move an older
+    run's share of the peak."""
+    own = ((result or {}).get("provenance") or {}).get("machine", {}).get("float32_matmul")
+    return own if own and own.get("gflops") else column_peak
+
+
 def peak_fraction(result: dict, operations: float | None, peak: dict | None) -> float | None:
-    """What share of the machine's float32 matrix-multiply rate the timed step's samples/s amount to."""
+    """What share of the machine's float32 matrix-multiply rate the timed step's samples/s amount to (the rate
+    the run recorded, where it did: recorded_peak)."""
+    peak = recorded_peak(result, peak)
     throughput = result["metrics"].get("throughput")
     if not (operations and peak and throughput):
         return None
@@ -109,7 +119,7 @@ def ceilings(site: SiteInput, fw: Framework, tables: dict) -> list[CeilingView]:
         table, operations = tables[example.name]
         column = shown_column(table, fw.name, site.profile) or table.keys[0]    # (another machine's, if none here)
         result = table.by_column[column].get(fw.name)
-        peak = table.peaks.get(column)
+        peak = recorded_peak(result, table.peaks.get(column))
         share = peak_fraction(result, operations, peak) if result and result["status"] == Outcome.OK else None
         machine = result["machine"] if result else site.machine
         tuned = [t for lesson in site.lessons.lessons
