@@ -24,7 +24,8 @@ def smoke_site(tmp_path_factory):
     """Build the real site at the smoke profile, executing every snippet in its own kernel.
 
     A developer iterating on pages or browser tests may set ROSETTA_REUSE_SITE to a site already built
-    (e.g. by `make publish`): it is used as it is, with no build log (the tests of the log then fail).
+    (e.g. by `make publish`): it is used as it is, with no build log (the tests of the log then fail, and the
+    planted-difference checks start from whatever worker outputs _build/equivalence/ holds).
     """
     reuse = os.environ.get("ROSETTA_REUSE_SITE")
     if reuse:

@@ -3,6 +3,7 @@ that must be caught (an optimizer edited in a snippet, a broken adapter)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 
@@ -131,12 +132,27 @@ def test_the_page_shows_the_section(smoke_site):
 
 # --- planted differences --------------------------------------------------------------------------
 
-def copied_project(tmp_path, example: str) -> tuple[Project, object]:
-    """A project whose snippets are a copy of one real example; real envs, its own results."""
+def copied_project(tmp_path, example: str, smoke_site) -> tuple[Project, object]:
+    """A project whose snippets are a copy of one real example; real envs, its own results. The smoke build's
+    kept worker outputs of the example come with it (hard links), as a second check finds its first one's: a
+    row whose snippet, adapter, environment and inputs are unchanged is not run again (its key says so); the
+    row a test edits runs, and every pair is compared."""
+    assert smoke_site["built"], "the smoke site's build, whose check outputs the copy starts from"
     real = Project(root=equivalence.results.REPO_ROOT)
     shutil.copytree(real.snippets / example, tmp_path / "snippets" / example)
     project = Project(root=tmp_path, envs=real.envs, venvs=real.venvs)
+    for machine in real.results.glob("*/machine.json"):    # (its peak, measured once: part of the machine's name)
+        (project.results / machine.parent.name).mkdir(parents=True)
+        shutil.copy(machine, project.results / machine.parent.name)
+    kept = real.build / "equivalence" / example / "kept"
+    if kept.is_dir():
+        shutil.copytree(kept, project.build / "equivalence" / example / "kept", copy_function=os.link)
     return project, project.example(example)
+
+
+def ran(heard: list[str]) -> list[str]:
+    """The workers a check ran (not kept), as the build logs them."""
+    return sorted(line.split(": ok in")[0] for line in heard if ": ok in" in line)
 
 
 def run_check(project, example, names, log=lambda line: None, gpus=None):
@@ -151,24 +167,21 @@ def run_check(project, example, names, log=lambda line: None, gpus=None):
     return jobs.run_job(context, equivalence.job(context, example, selected=True))
 
 
-def test_a_planted_momentum_variant_is_caught_and_a_second_check_runs_again_only_its_row(tmp_path):
+def test_a_planted_momentum_variant_is_caught_and_a_second_check_runs_again_only_its_row(tmp_path, smoke_site):
     """Nesterov's momentum planted in PyTorch's snippet is caught in the training check, while the model (the
-    logits) still agrees. The rows whose snippet, adapter, environment and inputs are unchanged keep their
-    workers' outputs; the edited row runs again (its noise floor and note too), and every pair is compared
-    again: the planted difference is caught as in a first check. (One copied project for both: a first check
-    of its own would start the same rows' workers again.)"""
-    project, example = copied_project(tmp_path, "cnn_cifar10")
-    heard = []
-    assert run_check(project, example, ["pytorch", "mxnet"], heard.append)["passed"]
-    assert "  equivalence: mxnet (base): ok, kept from the last check (nothing it depends on changed)" not in heard
+    logits) still agrees. After the smoke build's check (the first), the rows whose snippet, adapter,
+    environment and inputs are unchanged keep their workers' outputs; the edited row runs again (its noise
+    floor and note too), and every pair is compared again: the planted difference is caught as in a first
+    check."""
+    project, example = copied_project(tmp_path, "cnn_cifar10", smoke_site)
     snippet = example.snippet_path("pytorch")
     source = snippet.read_text()
     assert "momentum=hp.momentum)" in source
     snippet.write_text(source.replace("momentum=hp.momentum)", "momentum=hp.momentum, nesterov=True)"))
-    heard.clear()
+    heard = []
     check = run_check(project, example, ["pytorch", "mxnet"], heard.append)
     assert "  equivalence: mxnet (base): ok, kept from the last check (nothing it depends on changed)" in heard
-    assert sorted(line.split(": ok in")[0] for line in heard if ": ok in" in line) == [    # (the last two side by side)
+    assert ran(heard) == [    # (the last two side by side)
         "  equivalence: pytorch (base)", "  equivalence: pytorch (note-random)", "  equivalence: pytorch (nudged)"]
     assert check["frameworks"]["mxnet"]["kept"] is True and "kept" not in check["frameworks"]["pytorch"]
     assert not check["passed"]
@@ -179,10 +192,10 @@ def test_a_planted_momentum_variant_is_caught_and_a_second_check_runs_again_only
     assert check["logits"]["pytorch vs mxnet"] <= 1e-4          # the model itself is unchanged
 
 
-def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path):
+def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path, smoke_site):
     """trainer.step(1) instead of trainer.step(batch_size): Gluon's gradients are summed over the batch, so
     this is a 64 times larger learning rate, in the timed cell only (the adapters never see it)."""
-    project, example = copied_project(tmp_path, "cnn_cifar10")
+    project, example = copied_project(tmp_path, "cnn_cifar10", smoke_site)
     snippet = example.snippet_path("mxnet")
     source = snippet.read_text()
     assert "trainer.step(hp.batch_size)" in source
@@ -196,11 +209,12 @@ def test_a_planted_learning_rate_in_a_train_cell_is_caught(tmp_path):
     assert check["weights"]["pytorch vs mxnet"] <= check["tolerance"]["weights"], "the adapters' steps agree"
 
 
-def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_caught_against_one_worker(tmp_path):
+def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_caught_against_one_worker(
+        tmp_path, smoke_site):
     """The classic slip of a hand-written data-parallel step: each worker divides its summed loss by its own
     share, so the all-reduced gradient is N times the batch mean. On 1 worker the share is the batch, so only
     the comparison with 1 worker can see it; the pair with another row sees it too."""
-    project, example = copied_project(tmp_path, "cnn_cifar10_data_parallel")
+    project, example = copied_project(tmp_path, "cnn_cifar10_data_parallel", smoke_site)
     snippet = example.snippet_path("tensorflow")
     source = snippet.read_text()
     assert "logits=logits)) / hp.batch_size" in source
@@ -214,22 +228,22 @@ def test_a_data_parallel_loss_averaged_over_the_share_instead_of_the_batch_is_ca
     assert any(f.startswith("training: pytorch vs tensorflow") for f in check["failures"])
 
 
-def test_on_a_machine_with_one_gpu_a_data_parallel_row_is_checked_on_one_worker(tmp_path):
+def test_on_a_machine_with_one_gpu_a_data_parallel_row_is_checked_on_one_worker(tmp_path, smoke_site):
     """The prepared GPU run has one GPU: each data-parallel row runs as 1 worker (ranks.workers_here), still
     started as its launcher would and still with its train cell in a launch of its own; there is no second
     run to hold it against. Run here on the CPU with the machine said to have one GPU."""
-    project, example = copied_project(tmp_path, "cnn_cifar10_data_parallel")
+    project, example = copied_project(tmp_path, "cnn_cifar10_data_parallel", smoke_site)
     heard = []
     check = run_check(project, example, ["pytorch", "mxnet"], heard.append, gpus=[{"name": "one GPU"}])
     assert check["passed"], check["failures"]
     assert check["workers"] is None
-    ran = sorted(line.split(": ok in")[0] for line in heard if ": ok in" in line)
-    assert "  equivalence: pytorch (base-1w)" in ran and "  equivalence: pytorch (base-1w-cell)" in ran
-    assert not any("2w" in line for line in ran), ran
+    done = sorted(re.sub(r": ok( in .*|, kept .*)$", "", line) for line in heard if ": ok" in line)   # (run or kept)
+    assert "  equivalence: pytorch (base-1w)" in done and "  equivalence: pytorch (base-1w-cell)" in done, done
+    assert not any("2w" in line for line in done), done
 
 
-def test_a_broken_adapter_is_caught(tmp_path):
-    project, example = copied_project(tmp_path, "gru_imdb")
+def test_a_broken_adapter_is_caught(tmp_path, smoke_site):
+    project, example = copied_project(tmp_path, "gru_imdb", smoke_site)
     adapter = equivalence.adapter_path(example, "keras")
     source = adapter.read_text()
     # Forget that Keras orders the gates z, r, n: the classic slip when porting GRU weights.
@@ -242,8 +256,8 @@ def test_a_broken_adapter_is_caught(tmp_path):
     assert check["roundtrip"]["keras-tensorflow"] == 0.0             # a consistent slip still round-trips
 
 
-def test_an_edited_model_is_caught_in_the_forward_check(tmp_path):
-    project, example = copied_project(tmp_path, "cnn_cifar10")
+def test_an_edited_model_is_caught_in_the_forward_check(tmp_path, smoke_site):
+    project, example = copied_project(tmp_path, "cnn_cifar10", smoke_site)
     snippet = example.snippet_path("mxnet")
     source = snippet.read_text()
     first_conv = 'nn.Conv2D(50, kernel_size=3, padding=1, activation="relu"),'
@@ -255,8 +269,8 @@ def test_an_edited_model_is_caught_in_the_forward_check(tmp_path):
     assert check["roundtrip"]["mxnet"] == 0.0                 # the weights went in right: the model differs
 
 
-def test_an_adapter_that_raises_is_reported_and_the_others_still_run(tmp_path):
-    project, example = copied_project(tmp_path, "gru_imdb")
+def test_an_adapter_that_raises_is_reported_and_the_others_still_run(tmp_path, smoke_site):
+    project, example = copied_project(tmp_path, "gru_imdb", smoke_site)
     adapter = equivalence.adapter_path(example, "mxnet")
     adapter.write_text(adapter.read_text().replace(
         "def load(ns, weights, x):\n", "def load(ns, weights, x):\n    raise RuntimeError('planted adapter error')\n"))
