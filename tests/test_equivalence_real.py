@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from conftest import REPO
+from conftest import REPO, copy_machine_records
 
 from rosetta.build import environments, equivalence, jobs, results, store, variables
 from rosetta.build.context import Options, RunContext, Selection
@@ -141,9 +141,7 @@ def copied_project(tmp_path, example: str, smoke_site) -> tuple[Project, object]
     real = Project(root=equivalence.results.REPO_ROOT)
     shutil.copytree(real.snippets / example, tmp_path / "snippets" / example)
     project = Project(root=tmp_path, envs=real.envs, venvs=real.venvs)
-    for machine in real.results.glob("*/machine.json"):    # (its peak, measured once: part of the machine's name)
-        (project.results / machine.parent.name).mkdir(parents=True)
-        shutil.copy(machine, project.results / machine.parent.name)
+    copy_machine_records(project.results)
     kept = real.build / "equivalence" / example / "kept"
     if kept.is_dir():
         shutil.copytree(kept, project.build / "equivalence" / example / "kept", copy_function=os.link)

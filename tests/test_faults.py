@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import copy_machine_records
 from test_tiny_site import IPYKERNEL, LESSON, LESSON_SCRIPT, SNIPPET, make_project
 
 from rosetta.project import REPO_ROOT
@@ -271,9 +272,7 @@ def test_an_interrupted_equivalence_check_leaves_no_worker_behind(tmp_path):
     equivalence worker runs (one has finished, the next is computing); the build stops, its worker ends
     with it, and the two snippet results it had measured are kept."""
     results = tmp_path / "results"
-    for machine in (REPO_ROOT / "results").glob("*/machine.json"):     # (its peak, measured once per machine)
-        (results / machine.parent.name).mkdir(parents=True)
-        shutil.copy(machine, results / machine.parent.name)
+    copy_machine_records(results)
     # --force: the workers run even where the smoke site's build left their outputs to keep
     running = Running(REPO_ROOT, "--examples", "cnn_cifar10", "--frameworks", "pytorch,jax", "--lessons", "none",
                       "--no-sphinx", "--force", "--results", str(results), log_folder=tmp_path,
